@@ -1,0 +1,51 @@
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# sroce top-level Makefile.
+#
+#   make            build drivers/infiniband/sw/sroce/rdma_sroce.ko
+#   make install    install it for the running kernel (modprobe rdma_sroce)
+#   make check      install what is missing, build, run every test
+#   make demo       two QEMU guests with an sroce device each
+#   make unit       host unit tests of the pure protocol core
+#   make lint       W=1 build, sparse and checkpatch --strict
+#
+# KDIR defaults to the newest Debian kernel build tree installed, so the
+# module builds on a machine whose running kernel is not Debian's.
+
+KDIR ?= $(shell ls -d /lib/modules/*/build 2>/dev/null | sort -V | tail -n 1)
+KVER ?= $(notdir $(patsubst %/build,%,$(KDIR)))
+MODULE := drivers/infiniband/sw/sroce/rdma_sroce.ko
+
+.PHONY: all modules install clean deps check demo unit lint sparse checkpatch fuzz
+
+all: modules
+
+modules:
+	@test -n "$(KDIR)" || { echo "no kernel build tree: run 'make deps' (linux-headers-amd64)"; exit 1; }
+	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
+
+install: modules
+	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_DIR=updates modules_install
+	depmod -a $(KVER)
+
+clean:
+	@test -z "$(KDIR)" || $(MAKE) -C $(KDIR) M=$(CURDIR) clean
+	rm -rf build
+
+deps:
+	tools/testbed/deps.sh
+
+check:
+	tools/check.sh
+
+demo:
+	tools/testbed/demo.sh
+
+lint:
+	tools/lint.sh all
+
+sparse:
+	tools/lint.sh sparse
+
+checkpatch:
+	tools/lint.sh checkpatch

@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * sroce - a software RoCEv2 device on top of any Ethernet netdev.
+ *
+ * This header owns the objects every part of the driver shares: the
+ * device (one per "rdma link add"), the user context and the PD, and the
+ * prototypes that connect the files:
+ *
+ *   sroce_main.c    module load/unload, the "sroce" rdma link type
+ *   sroce_device.c  link add/delete, device registration, netdev events
+ *   sroce_verbs.c   ib_device_ops entry points (query, ucontext, PD)
+ *   sroce_net.c     the RoCEv2 UDP sockets (port 4791)
+ */
+#ifndef SROCE_H
+#define SROCE_H
+
+#include <linux/list.h>
+#include <linux/netdevice.h>
+#include <rdma/ib_verbs.h>
+
+#define SROCE_LINK_TYPE		"sroce"
+#define SROCE_PORT		1
+
+/*
+ * Identity shared with rdma-core's rxe provider: driver_id and the
+ * provider ABI version it accepts (see Documentation/abi.rst).
+ */
+#define SROCE_UVERBS_ABI_VERSION	2
+
+struct sroce_dev {
+	struct ib_device	ibdev;		/* first: ib_alloc_device() */
+	/* The bound netdev; ib_device_set_netdev() holds its reference. */
+	struct net_device	*ndev;
+	/* On sroce_devices, under sroce_devices_lock. */
+	struct list_head	list;
+	struct ib_device_attr	attr;
+	/* Port capability bits changed by ib_cm via modify_port. */
+	u32			port_cap_flags;
+	/* Last port state announced with an event; RTNL serialises. */
+	enum ib_port_state	reported_state;
+};
+
+struct sroce_ucontext {
+	struct ib_ucontext	ibuc;
+};
+
+struct sroce_pd {
+	struct ib_pd		ibpd;
+};
+
+static inline struct sroce_dev *to_sdev(struct ib_device *ibdev)
+{
+	return container_of(ibdev, struct sroce_dev, ibdev);
+}
+
+/* sroce_device.c */
+int sroce_newlink(const char *ibdev_name, struct net_device *ndev);
+void sroce_unregister_all(void);
+void sroce_dealloc_driver(struct ib_device *ibdev);
+int sroce_netdev_events_init(void);
+void sroce_netdev_events_exit(void);
+enum ib_port_state sroce_port_state(struct sroce_dev *sdev);
+enum ib_mtu sroce_active_mtu(struct sroce_dev *sdev);
+
+/* sroce_verbs.c */
+void sroce_set_ops(struct sroce_dev *sdev);
+void sroce_init_attr(struct sroce_dev *sdev);
+
+/* sroce_net.c */
+int sroce_net_init(void);
+void sroce_net_exit(void);
+
+#endif /* SROCE_H */

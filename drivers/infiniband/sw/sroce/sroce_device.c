@@ -1,0 +1,252 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Device lifetime and port state.
+ *
+ * - "rdma link add NAME type sroce netdev DEV" lands in sroce_newlink(),
+ *   which checks the netdev, allocates a struct sroce_dev, binds it to
+ *   the netdev and registers it with the RDMA core.
+ * - A device goes away through the core only: "rdma link delete", the
+ *   netdev being unregistered (queued, we are under RTNL there) or module
+ *   unload (sroce_unregister_all()). Whichever path wins, the core calls
+ *   sroce_dealloc_driver() exactly once, and that is where the device
+ *   leaves our list.
+ * - Port state is read live from the netdev (carrier, IFF_UP, MTU); the
+ *   netdev notifier only announces changes to the core as port events.
+ *
+ * sroce never calls ib_unregister_driver(): rdma_rxe shares our driver_id
+ * and that call would take its devices too. We only touch devices on
+ * sroce_devices.
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+#include <linux/if_arp.h>
+#include <linux/mutex.h>
+#include <net/addrconf.h>
+#include <net/net_namespace.h>
+
+#include "sroce.h"
+#include "sroce_param.h"
+
+static LIST_HEAD(sroce_devices);
+/* Guards sroce_devices. Never held across a call into the RDMA core. */
+static DEFINE_MUTEX(sroce_devices_lock);
+
+/* Caller holds sroce_devices_lock. */
+static struct sroce_dev *sroce_find_by_netdev(struct net_device *ndev)
+{
+	struct sroce_dev *sdev;
+
+	list_for_each_entry(sdev, &sroce_devices, list)
+		if (sdev->ndev == ndev)
+			return sdev;
+	return NULL;
+}
+
+enum ib_port_state sroce_port_state(struct sroce_dev *sdev)
+{
+	if (netif_running(sdev->ndev) && netif_carrier_ok(sdev->ndev))
+		return IB_PORT_ACTIVE;
+	return IB_PORT_DOWN;
+}
+
+enum ib_mtu sroce_active_mtu(struct sroce_dev *sdev)
+{
+	int room = (int)READ_ONCE(sdev->ndev->mtu) - SROCE_MAX_HDR_OVERHEAD;
+
+	/* A netdev too small even for 256 B still reports the minimum. */
+	if (room < 512)
+		return IB_MTU_256;
+	return ib_mtu_int_to_enum(room);
+}
+
+static bool sroce_netdev_usable(struct net_device *ndev)
+{
+	/*
+	 * RoCEv2 rides on IP over Ethernet. Loopback is Ethernet-like enough
+	 * (it has an L2 header the stack fills in) and is handy for tests.
+	 */
+	return ndev->type == ARPHRD_ETHER || ndev->type == ARPHRD_LOOPBACK;
+}
+
+int sroce_newlink(const char *ibdev_name, struct net_device *ndev)
+{
+	struct ib_device *other;
+	struct sroce_dev *sdev;
+	int err;
+
+	if (!sroce_netdev_usable(ndev)) {
+		pr_err("%s: %s is not an Ethernet device (type %u)\n",
+		       ibdev_name, ndev->name, ndev->type);
+		return -EINVAL;
+	}
+	if (!net_eq(dev_net(ndev), &init_net)) {
+		pr_err("%s: %s is not in the initial network namespace\n",
+		       ibdev_name, ndev->name);
+		return -EOPNOTSUPP;
+	}
+
+	other = ib_device_get_by_name(ibdev_name, RDMA_DRIVER_UNKNOWN);
+	if (other) {
+		ib_device_put(other);
+		pr_err("%s: an RDMA device with that name exists\n",
+		       ibdev_name);
+		return -EEXIST;
+	}
+	other = ib_device_get_by_netdev(ndev, RDMA_DRIVER_UNKNOWN);
+	if (other) {
+		pr_err("%s: %s is already bound to RDMA device %s\n",
+		       ibdev_name, ndev->name, dev_name(&other->dev));
+		ib_device_put(other);
+		return -EEXIST;
+	}
+
+	sdev = ib_alloc_device(sroce_dev, ibdev);
+	if (!sdev)
+		return -ENOMEM;
+	sdev->ndev = ndev;
+	INIT_LIST_HEAD(&sdev->list);
+	sroce_init_attr(sdev);
+	sroce_set_ops(sdev);
+
+	err = ib_device_set_netdev(&sdev->ibdev, ndev, SROCE_PORT);
+	if (err)
+		goto err_dealloc;
+
+	/*
+	 * Join the list before registering, under the lock, so that two
+	 * racing link adds on one netdev cannot both get past this point.
+	 */
+	mutex_lock(&sroce_devices_lock);
+	if (sroce_find_by_netdev(ndev)) {
+		mutex_unlock(&sroce_devices_lock);
+		pr_err("%s: %s already has an sroce device\n", ibdev_name,
+		       ndev->name);
+		err = -EEXIST;
+		goto err_dealloc;
+	}
+	list_add_tail(&sdev->list, &sroce_devices);
+	mutex_unlock(&sroce_devices_lock);
+
+	sdev->reported_state = sroce_port_state(sdev);
+	err = ib_register_device(&sdev->ibdev, ibdev_name, NULL);
+	if (err) {
+		pr_err("%s: registration failed: %d\n", ibdev_name, err);
+		goto err_dealloc;
+	}
+	/* sdev may already be gone here if someone deleted it at once. */
+	pr_info("%s: created on %s\n", ibdev_name, ndev->name);
+	return 0;
+
+err_dealloc:
+	/* Calls sroce_dealloc_driver(), which leaves the list. */
+	ib_dealloc_device(&sdev->ibdev);
+	return err;
+}
+
+/*
+ * The core's last call for a device, on every teardown path (and on a
+ * failed registration through ib_dealloc_device()). The core frees the
+ * memory afterwards.
+ */
+void sroce_dealloc_driver(struct ib_device *ibdev)
+{
+	struct sroce_dev *sdev = to_sdev(ibdev);
+
+	mutex_lock(&sroce_devices_lock);
+	list_del_init(&sdev->list);
+	mutex_unlock(&sroce_devices_lock);
+}
+
+/* Module unload: tear down every device we created, one at a time. */
+void sroce_unregister_all(void)
+{
+	struct sroce_dev *sdev;
+
+	mutex_lock(&sroce_devices_lock);
+	while ((sdev = list_first_entry_or_null(&sroce_devices,
+						struct sroce_dev, list))) {
+		/*
+		 * The device memory is valid while it is on the list (it
+		 * leaves in dealloc_driver, before the core frees it); the
+		 * extra struct device reference keeps it valid after we drop
+		 * the lock, even if another path is unregistering it now:
+		 * ib_unregister_device() then waits for that to finish.
+		 */
+		get_device(&sdev->ibdev.dev);
+		mutex_unlock(&sroce_devices_lock);
+		ib_unregister_device(&sdev->ibdev);
+		put_device(&sdev->ibdev.dev);
+		mutex_lock(&sroce_devices_lock);
+	}
+	mutex_unlock(&sroce_devices_lock);
+}
+
+static void sroce_port_event(struct sroce_dev *sdev, enum ib_port_state now)
+{
+	struct ib_event ev = {
+		.device = &sdev->ibdev,
+		.element.port_num = SROCE_PORT,
+	};
+
+	if (now == sdev->reported_state)
+		return;
+	sdev->reported_state = now;
+	ev.event = now == IB_PORT_ACTIVE ? IB_EVENT_PORT_ACTIVE :
+					   IB_EVENT_PORT_ERR;
+	ib_dispatch_event(&ev);
+	dev_info(&sdev->ibdev.dev, "port %s\n",
+		 now == IB_PORT_ACTIVE ? "active" : "down");
+}
+
+/* Runs under RTNL, in process context. */
+static int sroce_netdev_event(struct notifier_block *nb, unsigned long event,
+			      void *arg)
+{
+	struct net_device *ndev = netdev_notifier_info_to_dev(arg);
+	struct sroce_dev *sdev;
+
+	mutex_lock(&sroce_devices_lock);
+	sdev = sroce_find_by_netdev(ndev);
+	if (!sdev)
+		goto out;
+
+	switch (event) {
+	case NETDEV_UNREGISTER:
+		/*
+		 * Synchronous unregistration would deadlock on RTNL. A
+		 * device whose refcount is already zero is being torn down
+		 * by another path (or was never registered) and needs
+		 * nothing from us.
+		 */
+		if (ib_device_try_get(&sdev->ibdev)) {
+			ib_unregister_device_queued(&sdev->ibdev);
+			ib_device_put(&sdev->ibdev);
+		}
+		break;
+	case NETDEV_UP:
+	case NETDEV_DOWN:
+	case NETDEV_CHANGE:
+		sroce_port_event(sdev, sroce_port_state(sdev));
+		break;
+	default:
+		/* MTU and address changes are read live by query_port. */
+		break;
+	}
+out:
+	mutex_unlock(&sroce_devices_lock);
+	return NOTIFY_OK;
+}
+
+static struct notifier_block sroce_netdev_nb = {
+	.notifier_call = sroce_netdev_event,
+};
+
+int sroce_netdev_events_init(void)
+{
+	return register_netdevice_notifier(&sroce_netdev_nb);
+}
+
+void sroce_netdev_events_exit(void)
+{
+	unregister_netdevice_notifier(&sroce_netdev_nb);
+}

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Device and port limits sroce advertises through query_device and
+ * query_port. One place, so the verbs that enforce a limit and the query
+ * that reports it cannot drift apart.
+ */
+#ifndef SROCE_PARAM_H
+#define SROCE_PARAM_H
+
+#define SROCE_VENDOR_ID			0xffffff	/* no IEEE OUI: software */
+#define SROCE_FW_VER			0x0001000000000000ULL	/* 1.0.0 */
+
+#define SROCE_MAX_QP			0x10000
+#define SROCE_MAX_QP_WR			0x4000
+#define SROCE_MAX_SGE			32
+#define SROCE_MAX_SGE_RD		32
+#define SROCE_MAX_CQ			0x10000
+#define SROCE_MAX_CQE			((1 << 15) - 1)
+#define SROCE_MAX_MR			0x40000
+#define SROCE_MAX_MW			0x40000
+#define SROCE_MAX_PD			0x10000
+#define SROCE_MAX_QP_RD_ATOM		128
+#define SROCE_MAX_RES_RD_ATOM		0x3f000
+#define SROCE_MAX_AH			0x8000
+#define SROCE_MAX_SRQ			0x4000
+#define SROCE_MAX_SRQ_WR		0x4000
+#define SROCE_MAX_SRQ_SGE		27
+#define SROCE_MAX_FAST_REG_PAGES	512
+#define SROCE_MAX_PKEYS			1
+#define SROCE_LOCAL_CA_ACK_DELAY	15
+#define SROCE_MAX_MCAST_GRP		8192
+#define SROCE_MAX_MCAST_QP_ATTACH	56
+#define SROCE_MAX_TOT_MCAST_QP_ATTACH	0x70000
+
+#define SROCE_PORT_GID_TBL_LEN		1024
+#define SROCE_PORT_PKEY_TBL_LEN		1
+#define SROCE_PORT_MAX_MSG_SZ		0x80000000U	/* 2 GiB */
+
+/*
+ * The most a RoCEv2 data packet carries besides its payload: IPv6 (40) +
+ * UDP (8) + BTH (12) + RETH and ImmDt (20) + ICRC (4). The active IB MTU
+ * is the largest of 256..4096 that still fits the netdev MTU after this.
+ */
+#define SROCE_MAX_HDR_OVERHEAD		84
+
+#endif /* SROCE_PARAM_H */

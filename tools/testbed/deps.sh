@@ -1,0 +1,30 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Install, from Debian's apt, whatever the build, the tests and the QEMU
+# testbed need and this machine lacks. Idempotent and quiet when all is
+# there. Needs root (or sudo) only when something is missing.
+set -euo pipefail
+
+PKGS=(
+	build-essential bc bison flex kmod cpio gzip
+	linux-headers-amd64 linux-image-amd64 linux-source-6.1
+	sparse clang llvm
+	qemu-system-x86 busybox-static
+	rdma-core ibverbs-utils ibverbs-providers perftest rdmacm-utils
+	iproute2 iputils-ping python3
+)
+
+missing=()
+for p in "${PKGS[@]}"; do
+	st=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+	[ "$st" = "install ok installed" ] || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+echo "deps: installing ${missing[*]}"
+SUDO=
+[ "$(id -u)" -eq 0 ] || SUDO=sudo
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -q
+$SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"

@@ -1,0 +1,48 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# initramfs.sh KVER OUTPUT
+#
+# Build the testbed's initramfs: static busybox, our init, and the few
+# modules (virtio PCI, 9p, overlayfs) needed to reach the host's root.
+# The modules are copied from the host's /lib/modules/KVER in load order.
+set -euo pipefail
+
+KVER=$1
+OUTPUT=$2
+HERE=$(cd "$(dirname "$0")" && pwd)
+WANT="virtio_pci 9pnet_virtio 9p overlay"
+
+stage=$(mktemp -d)
+trap 'rm -rf "$stage"' EXIT
+mkdir -p "$stage"/{bin,proc,sys,dev,modules}
+cp /bin/busybox "$stage/bin/busybox"
+cp "$HERE/init" "$stage/init"
+chmod +x "$stage/init"
+
+# Depth-first walk of "depends" so every module follows its dependencies.
+declare -A seen=()
+order=()
+visit() {
+	local m=$1 d
+	[ -n "${seen[$m]:-}" ] && return
+	seen[$m]=1
+	for d in $(modinfo -k "$KVER" -F depends "$m" | tr ',' ' '); do
+		visit "$d"
+	done
+	order+=("$m")
+}
+for m in $WANT; do visit "$m"; done
+
+for m in "${order[@]}"; do
+	f=$(modinfo -k "$KVER" -n "$m")
+	case "$f" in
+	(builtin|"") continue ;;
+	esac
+	cp "$f" "$stage/modules/"
+	basename "$f" >> "$stage/modules.list"
+done
+
+(cd "$stage" && find . -print0 | cpio --null -o -H newc --quiet) |
+	gzip -1 > "$OUTPUT.tmp"
+mv "$OUTPUT.tmp" "$OUTPUT"

@@ -1,0 +1,136 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# vm.sh [options] SCRIPT
+#
+# Boot throw-away QEMU guests on Debian's kernel and run SCRIPT in each.
+#
+#   --pair        two guests (a, b), one vCPU each, wired back to back by
+#                 a UDP socket netdev on 127.0.0.1; SCRIPT runs in both
+#                 with SROCE_ROLE=a / b. Default: one guest (2 vCPUs).
+#   -o DIR        output directory (default: build/testbed/run-$$)
+#   -t SECONDS    guest script timeout (default 300); the host kills a
+#                 guest that outlives it by 120 s
+#   -m MiB        guest memory (default 1024)
+#
+# Environment: SROCE_KVM=1 uses KVM instead of TCG. KVER picks the
+# kernel (default: newest /boot/vmlinuz-*-amd64).
+#
+# Each guest sees the host's root read-only with a tmpfs overlay, so the
+# host's rdma-core/perftest and this tree's freshly built module are
+# there. Per guest DIR/HOST/ receives output.txt (the script's output),
+# rc, dmesg.txt, console.log. Exit status: 0 if every script exited 0
+# and no kernel log shows a splat (see check_kernel_log), else 1.
+set -uo pipefail
+
+HERE=$(cd "$(dirname "$0")" && pwd)
+SRC=$(cd "$HERE/../.." && pwd)
+PAIR=0
+OUT=
+TIMEOUT=300
+MEM=1024
+while [ $# -gt 1 ]; do
+	case "$1" in
+	--pair) PAIR=1; shift ;;
+	-o) OUT=$2; shift 2 ;;
+	-t) TIMEOUT=$2; shift 2 ;;
+	-m) MEM=$2; shift 2 ;;
+	*) echo "vm.sh: unknown option $1" >&2; exit 2 ;;
+	esac
+done
+SCRIPT=${1:?usage: vm.sh [--pair] [-o DIR] [-t SECONDS] SCRIPT}
+SCRIPT=$(cd "$(dirname "$SCRIPT")" && pwd)/$(basename "$SCRIPT")
+OUT=${OUT:-$SRC/build/testbed/run-$$}
+
+KVER=${KVER:-$(ls /boot/vmlinuz-*-amd64 2>/dev/null | sed 's|/boot/vmlinuz-||' |
+	sort -V | tail -n 1)}
+[ -n "$KVER" ] || { echo "vm.sh: no Debian kernel in /boot (make deps)" >&2; exit 2; }
+KERNEL=/boot/vmlinuz-$KVER
+INITRD=$SRC/build/testbed/initramfs-$KVER.gz
+
+mkdir -p "$SRC/build/testbed"
+if [ ! -s "$INITRD" ] || [ "$HERE/init" -nt "$INITRD" ] ||
+   [ "$HERE/initramfs.sh" -nt "$INITRD" ]; then
+	"$HERE/initramfs.sh" "$KVER" "$INITRD" || exit 2
+fi
+
+rm -rf "$OUT"
+mkdir -p "$OUT"
+
+if [ "${SROCE_KVM:-0}" = 1 ]; then
+	ACCEL=(-accel kvm -cpu host)
+else
+	ACCEL=(-accel tcg,thread=multi -cpu max)
+fi
+
+# Two UDP ports on loopback per run, derived from our PID so that
+# concurrent runs do not cross wires.
+PORT_A=$((20000 + ($$ % 10000) * 2))
+PORT_B=$((PORT_A + 1))
+
+# Everything a test may point at: the link between the guests only.
+start_guest() { # host role ip peer_ip cpus my_port peer_port
+	local host=$1 role=$2 ip=$3 peer=$4 cpus=$5 lport=$6 pport=$7
+	local dir=$OUT/$host mac
+	mkdir -p "$dir"
+	mac=$(printf '52:54:00:5e:00:%02x' "$((${ip##*.}))")
+	cat > "$dir/env.sh" <<-ENV
+	export SROCE_SRC='$SRC'
+	export SROCE_ROLE=$role SROCE_HOST=$host
+	export SROCE_IP=$ip SROCE_PEER_IP=$peer SROCE_MAC=$mac
+	export SROCE_OUT=/tmp/sroce-out/$host SROCE_SYNC=/tmp/sroce-out
+	export SROCE_GUEST_TIMEOUT=$TIMEOUT
+	ENV
+	timeout -s KILL $((TIMEOUT + 120)) \
+	qemu-system-x86_64 "${ACCEL[@]}" -machine q35 -smp "$cpus" -m "$MEM" \
+		-nodefaults -no-user-config -display none -no-reboot \
+		-serial "file:$dir/console.log" \
+		-kernel "$KERNEL" -initrd "$INITRD" \
+		-append "console=ttyS0 loglevel=6 panic=-1 oops=panic sroce.script=$SCRIPT sroce.host=$host" \
+		-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
+		-virtfs "local,path=$OUT,mount_tag=out,security_model=none" \
+		-netdev "socket,id=n0,udp=127.0.0.1:$pport,localaddr=127.0.0.1:$lport" \
+		-device "virtio-net-pci,netdev=n0,mac=$mac" \
+		> "$dir/qemu.log" 2>&1
+	echo $? > "$dir/qemu.rc"
+}
+
+# Kernel messages that fail a test, whatever the script said.
+BAD='WARNING:|BUG:|Oops|kernel BUG|general protection|refcount_t:|list_del corruption|list_add corruption|lockdep|possible circular locking|KASAN|UBSAN|Kernel panic|blocked for more than|rcu.*stall|unregister_netdevice: waiting'
+
+check_kernel_log() { # dir
+	local f hits=0
+	for f in "$1/console.log" "$1/dmesg.txt"; do
+		[ -f "$f" ] || continue
+		if grep -aEq "$BAD" "$f"; then
+			echo "# kernel log $f:"
+			grep -aE -A3 "$BAD" "$f" | head -n 40 | sed 's/^/#   /'
+			hits=1
+		fi
+	done
+	return $hits
+}
+
+if [ $PAIR = 1 ]; then
+	start_guest a a 10.11.0.1 10.11.0.2 1 "$PORT_A" "$PORT_B" &
+	start_guest b b 10.11.0.2 10.11.0.1 1 "$PORT_B" "$PORT_A" &
+	wait
+	HOSTS="a b"
+else
+	start_guest solo solo 10.11.0.1 10.11.0.2 2 "$PORT_A" "$PORT_B"
+	HOSTS=solo
+fi
+
+status=0
+for h in $HOSTS; do
+	d=$OUT/$h
+	if [ ! -f "$d/rc" ]; then
+		echo "# guest $h did not finish (qemu exit $(cat "$d/qemu.rc" 2>/dev/null)); console tail:"
+		tail -n 30 "$d/console.log" 2>/dev/null | sed 's/^/#   /'
+		status=1
+	elif [ "$(cat "$d/rc")" != 0 ]; then
+		status=1
+	fi
+	check_kernel_log "$d" || status=1
+done
+exit $status
