@@ -16,7 +16,7 @@ KDIR ?= $(shell ls -d /lib/modules/*/build 2>/dev/null | sort -V | tail -n 1)
 KVER ?= $(notdir $(patsubst %/build,%,$(KDIR)))
 MODULE := drivers/infiniband/sw/sroce/rdma_sroce.ko
 
-.PHONY: all modules install clean deps check demo unit lint sparse checkpatch fuzz
+.PHONY: all modules install modclean clean deps check demo unit fuzz analyze lint sparse checkpatch
 
 all: modules
 
@@ -28,8 +28,10 @@ install: modules
 	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_DIR=updates modules_install
 	depmod -a $(KVER)
 
-clean:
+modclean:
 	@test -z "$(KDIR)" || $(MAKE) -C $(KDIR) M=$(CURDIR) clean
+
+clean: modclean
 	rm -rf build
 
 deps:
@@ -49,3 +51,12 @@ sparse:
 
 checkpatch:
 	tools/lint.sh checkpatch
+
+unit:
+	$(MAKE) -f tools/host.mk unit
+
+fuzz:
+	$(MAKE) -f tools/host.mk fuzz
+
+analyze:
+	$(MAKE) -f tools/host.mk analyze

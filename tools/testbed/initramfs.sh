@@ -44,5 +44,5 @@ for m in "${order[@]}"; do
 done
 
 (cd "$stage" && find . -print0 | cpio --null -o -H newc --quiet) |
-	gzip -1 > "$OUTPUT.tmp"
-mv "$OUTPUT.tmp" "$OUTPUT"
+	gzip -1 > "$OUTPUT.tmp.$$"
+mv "$OUTPUT.tmp.$$" "$OUTPUT"

@@ -49,10 +49,31 @@ KERNEL=/boot/vmlinuz-$KVER
 INITRD=$SRC/build/testbed/initramfs-$KVER.gz
 
 mkdir -p "$SRC/build/testbed"
+# Shared artefacts (initramfs, module index) are built by one run at a
+# time; concurrent runs wait here.
+exec 9> "$SRC/build/testbed/.lock"
+flock 9
 if [ ! -s "$INITRD" ] || [ "$HERE/init" -nt "$INITRD" ] ||
    [ "$HERE/initramfs.sh" -nt "$INITRD" ]; then
 	"$HERE/initramfs.sh" "$KVER" "$INITRD" || exit 2
 fi
+
+# depmod over 9p under TCG takes half a minute; run it here instead on a
+# hard-linked copy of the kernel's module tree plus the fresh module, and
+# let guests copy the resulting index (sroce_install_module).
+KO=$SRC/drivers/infiniband/sw/sroce/rdma_sroce.ko
+MODROOT=$SRC/build/testbed/modroot
+if [ -f "$KO" ] && { [ ! -f "$MODROOT/stamp" ] || [ "$KO" -nt "$MODROOT/stamp" ]; }; then
+	rm -rf "$MODROOT"
+	mkdir -p "$MODROOT/lib/modules"
+	cp -al "/lib/modules/$KVER" "$MODROOT/lib/modules/" 2>/dev/null ||
+		cp -as "/lib/modules/$KVER" "$MODROOT/lib/modules/"
+	mkdir -p "$MODROOT/lib/modules/$KVER/updates"
+	cp "$KO" "$MODROOT/lib/modules/$KVER/updates/"
+	depmod -b "$MODROOT" "$KVER" || exit 2
+	touch "$MODROOT/stamp"
+fi
+flock -u 9
 
 rm -rf "$OUT"
 mkdir -p "$OUT"
@@ -86,7 +107,7 @@ start_guest() { # host role ip peer_ip cpus my_port peer_port
 		-nodefaults -no-user-config -display none -no-reboot \
 		-serial "file:$dir/console.log" \
 		-kernel "$KERNEL" -initrd "$INITRD" \
-		-append "console=ttyS0 loglevel=6 panic=-1 oops=panic sroce.script=$SCRIPT sroce.host=$host" \
+		-append "console=ttyS0 loglevel=6 panic=-1 oops=panic sroce.init=$HERE/guest-init.sh sroce.script=$SCRIPT sroce.host=$host" \
 		-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
 		-virtfs "local,path=$OUT,mount_tag=out,security_model=none" \
 		-netdev "socket,id=n0,udp=127.0.0.1:$pport,localaddr=127.0.0.1:$lport" \

@@ -153,7 +153,8 @@ static int sroce_modify_device(struct ib_device *ibdev, int mask,
 		     IB_DEVICE_MODIFY_NODE_DESC))
 		return -EOPNOTSUPP;
 	if (mask & IB_DEVICE_MODIFY_SYS_IMAGE_GUID)
-		sdev->attr.sys_image_guid = props->sys_image_guid;
+		sdev->attr.sys_image_guid =
+			cpu_to_be64(props->sys_image_guid);
 	if (mask & IB_DEVICE_MODIFY_NODE_DESC)
 		memcpy(ibdev->node_desc, props->node_desc,
 		       IB_DEVICE_NODE_DESC_MAX);

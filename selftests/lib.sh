@@ -1,0 +1,130 @@
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Shared helpers for sroce selftests (sourced, bash). Tests run as root
+# inside a testbed guest (tools/testbed/vm.sh), or on any scratch machine
+# that has the module built; they print KTAP and exit non-zero on failure.
+
+SROCE_SRC=${SROCE_SRC:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
+SROCE_KO=$SROCE_SRC/drivers/infiniband/sw/sroce/rdma_sroce.ko
+
+KTAP_N=0
+KTAP_FAIL=0
+KTAP_SKIP=0
+
+KTAP_PLAN=
+
+ktap_begin() { # [plan]; without one the plan is printed at the end
+	echo "KTAP version 1"
+	KTAP_PLAN=${1:-}
+	[ -z "$KTAP_PLAN" ] || echo "1..$KTAP_PLAN"
+}
+
+ktap_ok() { KTAP_N=$((KTAP_N + 1)); echo "ok $KTAP_N $*"; }
+ktap_fail() { KTAP_N=$((KTAP_N + 1)); KTAP_FAIL=$((KTAP_FAIL + 1)); echo "not ok $KTAP_N $*"; }
+ktap_skip() { KTAP_N=$((KTAP_N + 1)); KTAP_SKIP=$((KTAP_SKIP + 1)); echo "ok $KTAP_N $1 # SKIP ${2:-}"; }
+diag() { echo "# $*"; }
+
+# check NAME CMD...: one test point, passing when CMD succeeds. The
+# command's output is shown as diagnostics when it fails.
+check() {
+	local name=$1 out
+	shift
+	if out=$("$@" 2>&1); then
+		ktap_ok "$name"
+	else
+		ktap_fail "$name"
+		[ -n "$out" ] && printf '%s\n' "$out" | head -n 20 | sed 's/^/#   /'
+	fi
+}
+
+# check_fails NAME CMD...: passes when CMD fails (bad input refused).
+check_fails() {
+	local name=$1 out
+	shift
+	if out=$("$@" 2>&1); then
+		ktap_fail "$name (unexpectedly succeeded)"
+		[ -n "$out" ] && printf '%s\n' "$out" | head -n 20 | sed 's/^/#   /'
+	else
+		ktap_ok "$name"
+		diag "refused as expected: $(printf '%s' "$out" | head -n 1)"
+	fi
+}
+
+ktap_end() {
+	[ -n "$KTAP_PLAN" ] || echo "1..$KTAP_N"
+	echo "# totals: pass:$((KTAP_N - KTAP_FAIL - KTAP_SKIP)) fail:$KTAP_FAIL skip:$KTAP_SKIP"
+	[ "$KTAP_FAIL" -eq 0 ]
+	exit $?
+}
+
+# Install the freshly built module for the running kernel, as
+# "make install" would, so that modprobe and "rdma link add" auto-load
+# find it. In a testbed guest this writes only to the tmpfs overlay.
+# The testbed host has already run depmod for us (tools/testbed/vm.sh):
+# copy its index rather than spend half a minute in depmod under TCG.
+sroce_install_module() {
+	local kdir=/lib/modules/$(uname -r)
+	local staged=$SROCE_SRC/build/testbed/modroot/lib/modules/$(uname -r)
+
+	[ -f "$SROCE_KO" ] || { echo "no $SROCE_KO: build first"; return 1; }
+	mkdir -p "$kdir/updates"
+	cp "$SROCE_KO" "$kdir/updates/"
+	if [ -f "$staged/updates/rdma_sroce.ko" ] &&
+	   cmp -s "$staged/updates/rdma_sroce.ko" "$SROCE_KO"; then
+		(cd "$staged" && cp modules.dep modules.dep.bin modules.alias \
+			modules.alias.bin modules.symbols modules.symbols.bin \
+			modules.softdep modules.devname modules.builtin.bin \
+			modules.builtin.alias.bin "$kdir/")
+	else
+		depmod -a
+	fi
+	# What udev and rdma-core's rdma-load-modules do on a real system.
+	modprobe ib_uverbs
+}
+
+# Bring up lo and the testbed NIC (the one with $SROCE_MAC) as eth0.
+sroce_setup_net() {
+	local nic
+
+	ip link set lo up
+	modprobe virtio_net 2>/dev/null
+	[ -n "${SROCE_MAC:-}" ] || return 0
+	nic=$(ip -o link | awk -v m="$SROCE_MAC" '$0 ~ m { sub(":", "", $2); print $2 }')
+	[ -n "$nic" ] || { echo "no NIC with MAC $SROCE_MAC"; return 1; }
+	[ "$nic" = eth0 ] || ip link set "$nic" name eth0
+	ip link set eth0 up
+	ip addr add "$SROCE_IP/24" dev eth0
+}
+
+# wait_for SECONDS CMD...: poll CMD every 0.1 s until it succeeds. For
+# asynchronous kernel work (events, queued unregistration); never used to
+# paper over a failure: the caller asserts on the result.
+wait_for() {
+	local end=$((SECONDS + $1))
+
+	shift
+	while [ $SECONDS -lt $end ]; do
+		"$@" >/dev/null 2>&1 && return 0
+		sleep 0.2
+	done
+	"$@"
+}
+
+# Port attribute from ibv_devinfo: port_attr DEV FIELD (state, active_mtu...)
+port_attr() {
+	ibv_devinfo -d "$1" -i 1 2>/dev/null |
+		awk -v f="$2:" '$1 == f { print $2; exit }'
+}
+
+ibdev_exists() { [ -e "/sys/class/infiniband/$1" ]; }
+
+# EUI-64 node GUID, as sysfs prints it, of a MAC address.
+mac_to_guid() {
+	local IFS=: b
+	read -ra b <<< "$1"
+	printf '%02x%s:%sff:fe%s:%s%s\n' $((0x${b[0]} ^ 2)) "${b[1]}" "${b[2]}" \
+		"${b[3]}" "${b[4]}" "${b[5]}"
+}
+
+# Make the helpers usable from "check NAME bash -c '...'".
+export -f port_attr ibdev_exists wait_for mac_to_guid

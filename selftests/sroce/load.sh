@@ -1,0 +1,50 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Module load/unload: repeated cycles, on-demand loading by
+# "rdma link add ... type sroce", and unloading with devices present.
+. "$(dirname "$0")/../lib.sh"
+
+ktap_begin
+sroce_install_module || exit 1
+sroce_setup_net || exit 1
+modprobe veth
+ip link add va type veth peer name vb
+ip link set va up
+ip link set vb up
+
+check "modinfo shows the rdma link alias" \
+	bash -c 'modinfo rdma_sroce | grep -q "alias:.*rdma-link-sroce"'
+
+cycles() {
+	local i
+	for i in $(seq 50); do
+		modprobe rdma_sroce || { echo "load $i failed"; return 1; }
+		rmmod rdma_sroce || { echo "unload $i failed"; return 1; }
+	done
+	! lsmod | grep -q '^rdma_sroce'
+}
+check "50 load/unload cycles" cycles
+
+check "link add loads the module on demand" \
+	rdma link add s_eth0 type sroce netdev eth0
+check "module is loaded" bash -c 'lsmod | grep -q "^rdma_sroce"'
+check "device is usable" ibv_devinfo -d s_eth0
+
+# A user holding the device pins the module.
+stdbuf -oL ibv_asyncwatch -d s_eth0 > /tmp/events 2>&1 &
+watcher=$!
+wait_for 20 grep -q "async event FD" /tmp/events
+check_fails "rmmod refused while a process has the device open" \
+	rmmod rdma_sroce
+kill "$watcher"
+wait "$watcher" 2>/dev/null
+
+check "second device" rdma link add s_va type sroce netdev va
+check "third device on lo" rdma link add s_lo type sroce netdev lo
+check "rmmod with three devices present" rmmod rdma_sroce
+check "every device gone" bash -c '! ls /sys/class/infiniband | grep -q "^s_"'
+check "reload after that" modprobe rdma_sroce
+check "link add after reload" rdma link add s_va type sroce netdev va
+check "final rmmod" rmmod rdma_sroce
+ktap_end

@@ -1,0 +1,72 @@
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Host build of the sroce protocol core (the pure-C files the module also
+# compiles): unit tests, fuzzing, static analysis. The top-level Makefile
+# calls it as "make unit", "make fuzz", "make analyze".
+#
+#   make -f tools/host.mk unit                  gcc + ASan/UBSan, run tests
+#   make -f tools/host.mk fuzz FUZZ_SECONDS=30  clang libFuzzer, run
+#   make -f tools/host.mk analyze               clang --analyze + cppcheck
+
+HERE := $(abspath $(dir $(lastword $(MAKEFILE_LIST)))/..)
+OUT := $(HERE)/build/host
+
+HOST_CC ?= gcc
+FUZZ_CC ?= clang
+FUZZ_SECONDS ?= 30
+
+CORE_SRC := $(addprefix $(HERE)/drivers/infiniband/sw/sroce/, \
+	sroce_opcode.c sroce_hdr.c sroce_icrc.c)
+HOST_SRC := $(HERE)/drivers/infiniband/sw/sroce/sroce_crc32.c
+UNIT_SRC := $(sort $(wildcard $(HERE)/tools/unit/*.c))
+FUZZ_SRC := $(HERE)/tools/fuzz/fuzz_parse.c
+HDRS := $(wildcard $(HERE)/include/sroce/*.h $(HERE)/tools/unit/*.h)
+
+WARN := -Wall -Wextra -Werror -Wmissing-prototypes -Wstrict-prototypes \
+	-Wmissing-declarations -Wvla -Wdeclaration-after-statement -Wshadow \
+	-Wpointer-arith -Wundef -Wformat=2
+SAN := -fsanitize=address,undefined -fno-sanitize-recover=all \
+	-fno-omit-frame-pointer
+CFLAGS_COMMON := -std=gnu11 -g -I$(HERE)/include $(WARN)
+
+.PHONY: all unit fuzz analyze clean
+
+all: unit
+
+$(OUT):
+	mkdir -p $@
+
+$(OUT)/unit_tests: $(CORE_SRC) $(HOST_SRC) $(UNIT_SRC) $(HDRS) | $(OUT)
+	$(HOST_CC) $(CFLAGS_COMMON) -O1 $(SAN) -o $@ $(CORE_SRC) $(HOST_SRC) \
+		$(UNIT_SRC)
+
+unit: $(OUT)/unit_tests
+	$(OUT)/unit_tests
+
+$(OUT)/fuzz_parse: $(CORE_SRC) $(HOST_SRC) $(FUZZ_SRC) $(HDRS) | $(OUT)
+	$(FUZZ_CC) $(CFLAGS_COMMON) -O1 -fsanitize=fuzzer,address,undefined \
+		-fno-sanitize-recover=all -o $@ $(CORE_SRC) $(HOST_SRC) \
+		$(FUZZ_SRC)
+
+$(OUT)/gen_seeds: $(CORE_SRC) $(HOST_SRC) $(HERE)/tools/fuzz/gen_seeds.c $(HDRS) | $(OUT)
+	$(HOST_CC) $(CFLAGS_COMMON) -O1 -o $@ $(CORE_SRC) $(HOST_SRC) \
+		$(HERE)/tools/fuzz/gen_seeds.c
+
+fuzz: $(OUT)/fuzz_parse $(OUT)/gen_seeds
+	mkdir -p $(OUT)/corpus
+	$(OUT)/gen_seeds $(OUT)/corpus
+	$(OUT)/fuzz_parse -max_total_time=$(FUZZ_SECONDS) -max_len=4400 \
+		-print_final_stats=1 -artifact_prefix=$(OUT)/ $(OUT)/corpus
+
+analyze:
+	set -e; for f in $(CORE_SRC) $(HOST_SRC) $(UNIT_SRC) $(FUZZ_SRC); do \
+		clang --analyze -Xclang -analyzer-werror -std=gnu11 \
+			-I$(HERE)/include -o /dev/null $$f; \
+	done
+	cppcheck --std=c11 --enable=warning,style,performance,portability \
+		--error-exitcode=1 --inline-suppr --quiet \
+		--suppress=missingIncludeSystem -I$(HERE)/include \
+		$(CORE_SRC) $(HOST_SRC) $(FUZZ_SRC)
+
+clean:
+	rm -rf $(OUT)

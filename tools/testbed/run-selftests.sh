@@ -1,0 +1,82 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# run-selftests.sh [TEST...]
+#
+# Run the selftests (default: all listed by "make -C selftests list"),
+# each in its own fresh guest or pair of guests, and print one TAP stream:
+# every test point of every test, plus one point per test saying its
+# guests finished and their kernel logs are clean. Results and logs stay
+# in build/testbed/results/TEST/. Ends with "N passed, N failed, N skipped".
+set -uo pipefail
+
+SRC=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$SRC" || exit 2
+RESULTS=$SRC/build/testbed/results
+TIMEOUT=${SROCE_TEST_TIMEOUT:-600}
+
+mapfile -t all < <(make -s -C selftests list)
+if [ $# -gt 0 ]; then
+	sel=()
+	for want in "$@"; do
+		for line in "${all[@]}"; do
+			[ "${line#* }" = "$want" ] && sel+=("$line")
+		done
+	done
+else
+	sel=("${all[@]}")
+fi
+
+pass=0
+fail=0
+skip=0
+n=0
+point() { # ok|not-ok|skip name
+	n=$((n + 1))
+	case "$1" in
+	ok) pass=$((pass + 1)); echo "ok $n - $2" ;;
+	skip) skip=$((skip + 1)); echo "ok $n - $2" ;;
+	*) fail=$((fail + 1)); echo "not ok $n - $2" ;;
+	esac
+}
+
+echo "TAP version 13"
+for line in "${sel[@]}"; do
+	topo=${line%% *}
+	t=${line#* }
+	out=$RESULTS/${t//\//_}
+	opt=()
+	[ "$topo" = pair ] && opt=(--pair)
+	echo "# selftest $t ($topo)"
+	start=$SECONDS
+	vmlog=$(tools/testbed/vm.sh "${opt[@]}" -t "$TIMEOUT" -o "$out" \
+		"selftests/$t")
+	vmrc=$?
+	for g in "$out"/*/; do
+		g=${g%/}
+		[ -f "$g/output.txt" ] || continue
+		h=${g##*/}
+		while IFS= read -r l; do
+			case "$l" in
+			"ok "*" # SKIP"*)
+				point skip "$t[$h]: ${l#ok [0-9]* }" ;;
+			"ok "*)
+				point ok "$t[$h]: ${l#ok [0-9]* }" ;;
+			"not ok "*)
+				point not-ok "$t[$h]: ${l#not ok [0-9]* }" ;;
+			*)
+				echo "#   $l" ;;
+			esac
+		done < "$g/output.txt"
+	done
+	[ -n "$vmlog" ] && printf '%s\n' "$vmlog"
+	if [ $vmrc -eq 0 ]; then
+		point ok "$t: guests finished, exit 0, kernel log clean"
+	else
+		point not-ok "$t: guests finished, exit 0, kernel log clean (logs in $out)"
+	fi
+	echo "# $t took $((SECONDS - start)) s"
+done
+echo "1..$n"
+echo "$pass passed, $fail failed, $skip skipped"
+[ $fail -eq 0 ]

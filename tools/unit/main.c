@@ -1,0 +1,16 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* sroce host unit test binary: runs every test group, TAP output */
+#include "tap.h"
+#include "tests.h"
+
+struct tap_state tap;
+
+int main(void)
+{
+	test_opcode();
+	test_hdr();
+	test_parse();
+	test_psn();
+	test_icrc();
+	return tap_done();
+}
