@@ -3,7 +3,7 @@
 # sroce top-level Makefile.
 #
 #   make            build drivers/infiniband/sw/sroce/rdma_sroce.ko
-#   make install    install it for the running kernel (modprobe rdma_sroce)
+#   make install    install it for KVER, the kernel of KDIR (modprobe rdma_sroce)
 #   make check      install what is missing, build, run every test
 #   make demo       two QEMU guests with an sroce device each
 #   make unit       host unit tests of the pure protocol core

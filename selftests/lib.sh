@@ -128,3 +128,14 @@ mac_to_guid() {
 
 # Make the helpers usable from "check NAME bash -c '...'".
 export -f port_attr ibdev_exists wait_for mac_to_guid
+
+# sync_peer NAME [SECONDS]: in a pair of guests, wait until the peer has
+# reached the same named point (files in the run's shared directory).
+sync_peer() {
+	local peer=b
+
+	[ "$SROCE_ROLE" = b ] && peer=a
+	touch "$SROCE_SYNC/$SROCE_ROLE.$1"
+	wait_for "${2:-300}" test -e "$SROCE_SYNC/$peer.$1" ||
+		{ echo "# peer never reached $1"; return 1; }
+}

@@ -28,7 +28,11 @@
 #include "sroce_param.h"
 
 static LIST_HEAD(sroce_devices);
-/* Guards sroce_devices. Never held across a call into the RDMA core. */
+/*
+ * Guards sroce_devices. Taken under RTNL by the netdev notifier, so it
+ * is never held across anything that takes RTNL or waits for the core:
+ * registration and synchronous unregistration run without it.
+ */
 static DEFINE_MUTEX(sroce_devices_lock);
 
 /* Caller holds sroce_devices_lock. */
@@ -103,6 +107,8 @@ int sroce_newlink(const char *ibdev_name, struct net_device *ndev)
 	sdev = ib_alloc_device(sroce_dev, ibdev);
 	if (!sdev)
 		return -ENOMEM;
+	/* Ours until dealloc_driver: sysfs "parent" may read it late. */
+	dev_hold(ndev);
 	sdev->ndev = ndev;
 	INIT_LIST_HEAD(&sdev->list);
 	sroce_init_attr(sdev);
@@ -128,13 +134,26 @@ int sroce_newlink(const char *ibdev_name, struct net_device *ndev)
 	mutex_unlock(&sroce_devices_lock);
 
 	sdev->reported_state = sroce_port_state(sdev);
+	/* Keeps sdev's memory ours until we are done with it below. */
+	get_device(&sdev->ibdev.dev);
 	err = ib_register_device(&sdev->ibdev, ibdev_name, NULL);
 	if (err) {
 		pr_err("%s: registration failed: %d\n", ibdev_name, err);
-		goto err_dealloc;
+		ib_dealloc_device(&sdev->ibdev);
+		put_device(&sdev->ibdev.dev);
+		return err;
 	}
-	/* sdev may already be gone here if someone deleted it at once. */
 	pr_info("%s: created on %s\n", ibdev_name, ndev->name);
+
+	/*
+	 * The netdev may have started unregistering while we registered:
+	 * the notifier skips devices not yet registered, so finish the job
+	 * here. If the notifier or a "link delete" got there first, this
+	 * is a no-op.
+	 */
+	if (READ_ONCE(ndev->reg_state) != NETREG_REGISTERED)
+		ib_unregister_device(&sdev->ibdev);
+	put_device(&sdev->ibdev.dev);
 	return 0;
 
 err_dealloc:
@@ -155,6 +174,7 @@ void sroce_dealloc_driver(struct ib_device *ibdev)
 	mutex_lock(&sroce_devices_lock);
 	list_del_init(&sdev->list);
 	mutex_unlock(&sroce_devices_lock);
+	dev_put(sdev->ndev);
 }
 
 /* Module unload: tear down every device we created, one at a time. */
@@ -207,21 +227,18 @@ static int sroce_netdev_event(struct notifier_block *nb, unsigned long event,
 
 	mutex_lock(&sroce_devices_lock);
 	sdev = sroce_find_by_netdev(ndev);
-	if (!sdev)
+	/*
+	 * A device that is not registered yet (sroce_newlink() checks the
+	 * netdev again afterwards) or already being torn down by another
+	 * path needs nothing from us.
+	 */
+	if (!sdev || !ib_device_try_get(&sdev->ibdev))
 		goto out;
 
 	switch (event) {
 	case NETDEV_UNREGISTER:
-		/*
-		 * Synchronous unregistration would deadlock on RTNL. A
-		 * device whose refcount is already zero is being torn down
-		 * by another path (or was never registered) and needs
-		 * nothing from us.
-		 */
-		if (ib_device_try_get(&sdev->ibdev)) {
-			ib_unregister_device_queued(&sdev->ibdev);
-			ib_device_put(&sdev->ibdev);
-		}
+		/* Synchronous unregistration would deadlock on RTNL. */
+		ib_unregister_device_queued(&sdev->ibdev);
 		break;
 	case NETDEV_UP:
 	case NETDEV_DOWN:
@@ -232,6 +249,7 @@ static int sroce_netdev_event(struct notifier_block *nb, unsigned long event,
 		/* MTU and address changes are read live by query_port. */
 		break;
 	}
+	ib_device_put(&sdev->ibdev);
 out:
 	mutex_unlock(&sroce_devices_lock);
 	return NOTIFY_OK;

@@ -8,7 +8,7 @@
 #define SROCE_PARAM_H
 
 #define SROCE_VENDOR_ID			0xffffff	/* no IEEE OUI: software */
-#define SROCE_FW_VER			0x0001000000000000ULL	/* 1.0.0 */
+#define SROCE_FW_VER			0x000100000000ULL	/* 1.0.0 */
 
 #define SROCE_MAX_QP			0x10000
 #define SROCE_MAX_QP_WR			0x4000
