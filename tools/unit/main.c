@@ -12,5 +12,6 @@ int main(void)
 	test_parse();
 	test_psn();
 	test_icrc();
+	test_rc();
 	return tap_done();
 }

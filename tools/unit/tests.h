@@ -8,5 +8,6 @@ void test_hdr(void);
 void test_parse(void);
 void test_psn(void);
 void test_icrc(void);
+void test_rc(void);
 
 #endif /* _SROCE_UNIT_TESTS_H */

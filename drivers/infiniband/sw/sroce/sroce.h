@@ -9,14 +9,27 @@
  *   sroce_main.c    module load/unload, the "sroce" rdma link type
  *   sroce_device.c  link add/delete, device registration, netdev events
  *   sroce_verbs.c   ib_device_ops entry points (query, ucontext, PD)
- *   sroce_net.c     the RoCEv2 UDP sockets (port 4791)
+ *   sroce_net.c     the RoCEv2 UDP sockets, packet build, tx and rx
+ *   sroce_queue.c   rings shared with userspace, mmap
+ *   sroce_cq.c      completion queues
+ *   sroce_mr.c      memory regions and keys
+ *   sroce_qp.c      queue pairs, state machine, posting, flush
+ *   sroce_req.c     requester: send queue -> request packets
+ *   sroce_resp.c    responder: request packets -> execution, ACKs
+ *   sroce_comp.c    completer: ACKs and read responses -> completions
+ * and the pure protocol core (include/sroce/, sroce_opcode.c,
+ * sroce_hdr.c, sroce_icrc.c, sroce_rc.c).
  */
 #ifndef SROCE_H
 #define SROCE_H
 
 #include <linux/list.h>
 #include <linux/netdevice.h>
+#include <linux/workqueue.h>
+#include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
+
+#include "sroce_counters.h"
 
 #define SROCE_LINK_TYPE		"sroce"
 #define SROCE_PORT		1
@@ -38,6 +51,9 @@ struct sroce_dev {
 	u32			port_cap_flags;
 	/* Last port state announced with an event; RTNL serialises. */
 	enum ib_port_state	reported_state;
+	struct xarray		qp_table;	/* QPN -> struct sroce_qp */
+	struct xarray		mr_table;	/* key >> 8 -> struct sroce_mr */
+	atomic64_t		counters[SROCE_CNT_NR];
 };
 
 struct sroce_ucontext {
@@ -65,6 +81,9 @@ enum ib_mtu sroce_active_mtu(struct sroce_dev *sdev);
 /* sroce_verbs.c */
 void sroce_set_ops(struct sroce_dev *sdev);
 void sroce_init_attr(struct sroce_dev *sdev);
+
+/* sroce_main.c: runs QP work deferred out of atomic context */
+extern struct workqueue_struct *sroce_wq;
 
 /* sroce_net.c */
 int sroce_net_init(void);

@@ -14,6 +14,8 @@
 
 #include "sroce.h"
 
+struct workqueue_struct *sroce_wq;
+
 static struct rdma_link_ops sroce_link_ops = {
 	.type = SROCE_LINK_TYPE,
 	.newlink = sroce_newlink,
@@ -27,8 +29,15 @@ static int __init sroce_init(void)
 	if (err)
 		return err;
 
+	sroce_wq = alloc_workqueue("sroce", WQ_HIGHPRI | WQ_MEM_RECLAIM, 0);
+	if (!sroce_wq) {
+		sroce_net_exit();
+		return -ENOMEM;
+	}
+
 	err = sroce_netdev_events_init();
 	if (err) {
+		destroy_workqueue(sroce_wq);
 		sroce_net_exit();
 		return err;
 	}
@@ -43,6 +52,7 @@ static void __exit sroce_exit(void)
 	rdma_link_unregister(&sroce_link_ops);
 	sroce_unregister_all();
 	sroce_netdev_events_exit();
+	destroy_workqueue(sroce_wq);
 	sroce_net_exit();
 	pr_info("unloaded\n");
 }

@@ -8,24 +8,224 @@
  * so whichever module loads second fails to bind and refuses to load
  * before it has touched anything.
  *
- * Received packets arrive in sroce_udp_rcv() in softirq context.
+ * Received packets arrive in sroce_udp_rcv() in softirq context: it
+ * checks the headers and the ICRC, finds the device and the QP, and runs
+ * the responder (requests) or the completer (responses) under the QP
+ * lock. Transmit builds each skb once, headers and ICRC included
+ * (sroce_pkt_new() + sroce_pkt_seal()), and sroce_xmit() sends a batch
+ * through the IP output path with a route cached per QP.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+#include <linux/ip.h>
 #include <linux/skbuff.h>
+#include <linux/udp.h>
+#include <net/ip.h>
+#include <net/route.h>
 #include <net/udp_tunnel.h>
 
+#include "sroce/icrc.h"
+#include "sroce/opcode.h"
 #include "sroce.h"
-
-#define ROCE_V2_UDP_DPORT	4791
+#include "sroce_net.h"
+#include "sroce_qp.h"
 
 static struct socket *sroce_sock4;
 static struct socket *sroce_sock6;
 
+#define SROCE_NET_HDR_LEN	(sizeof(struct iphdr) + sizeof(struct udphdr))
+
+/*
+ * A new packet for @qp: room for every header, BTH and extension headers
+ * written from @h (PadCnt computed), @payload pointing at @payload_len
+ * bytes for the caller to fill. The IP/UDP headers and the ICRC come in
+ * sroce_pkt_seal(). Atomic context; NULL if out of memory.
+ */
+struct sk_buff *sroce_pkt_new(struct sroce_qp *qp, struct sroce_hdrs *h,
+			      u32 payload_len, u8 **payload)
+{
+	struct net_device *ndev = qp->sdev->ndev;
+	int len = sroce_pkt_len(h->bth.opcode, payload_len);
+	int head = LL_RESERVED_SPACE(ndev) + SROCE_NET_HDR_LEN;
+	struct sk_buff *skb;
+	int hlen;
+
+	if (len < 0)
+		return NULL;
+	skb = alloc_skb(head + len + ndev->needed_tailroom, GFP_ATOMIC);
+	if (!skb)
+		return NULL;
+	skb_reserve(skb, head);
+	hlen = sroce_build_hdrs(skb_put(skb, len), len, h, payload_len);
+	if (hlen < 0) {
+		kfree_skb(skb);
+		return NULL;
+	}
+	*payload = skb->data + hlen;
+	/* Pad and ICRC bytes; the ICRC is written by sroce_pkt_seal(). */
+	memset(*payload + payload_len, 0, len - hlen - payload_len);
+	return skb;
+}
+
+/* Push UDP and IPv4 headers for @qp's path and write the ICRC. */
+void sroce_pkt_seal(struct sroce_qp *qp, struct sk_buff *skb)
+{
+	struct udphdr *uh;
+	struct iphdr *iph;
+	u32 icrc;
+
+	__skb_push(skb, sizeof(*uh));
+	skb_reset_transport_header(skb);
+	uh = udp_hdr(skb);
+	uh->source = qp->av.sport;
+	uh->dest = htons(ROCE_V2_UDP_DPORT);
+	uh->len = htons(skb->len);
+	uh->check = 0;
+
+	__skb_push(skb, sizeof(*iph));
+	skb_reset_network_header(skb);
+	iph = ip_hdr(skb);
+	iph->version = 4;
+	iph->ihl = 5;
+	iph->tos = qp->av.tos;
+	iph->tot_len = htons(skb->len);
+	iph->frag_off = htons(IP_DF);
+	iph->ttl = qp->av.ttl;
+	iph->protocol = IPPROTO_UDP;
+	iph->saddr = qp->av.saddr;
+	iph->daddr = qp->av.daddr;
+	__ip_select_ident(&init_net, iph, 1);
+	ip_send_check(iph);
+
+	if (sroce_icrc_compute(skb->data, skb->len - SROCE_ICRC_LEN, &icrc))
+		icrc = 0;	/* cannot happen: we built these headers */
+	sroce_icrc_put(skb_tail_pointer(skb) - SROCE_ICRC_LEN, icrc);
+
+	skb->protocol = htons(ETH_P_IP);
+	skb->ip_summed = CHECKSUM_NONE;
+}
+
+static struct rtable *sroce_route(struct sroce_qp *qp)
+{
+	struct rtable *rt;
+	struct flowi4 fl;
+	__be32 saddr;
+
+	rt = dst_cache_get_ip4(&qp->dst_cache, &saddr);
+	if (rt)
+		return rt;
+	memset(&fl, 0, sizeof(fl));
+	fl.flowi4_oif = qp->sdev->ndev->ifindex;
+	fl.flowi4_proto = IPPROTO_UDP;
+	fl.saddr = qp->av.saddr;
+	fl.daddr = qp->av.daddr;
+	rt = ip_route_output_key(&init_net, &fl);
+	if (IS_ERR(rt))
+		return NULL;
+	dst_cache_set_ip4(&qp->dst_cache, &rt->dst, fl.saddr);
+	return rt;
+}
+
+/*
+ * Send a batch of sealed packets. Called without qp->lock, in process or
+ * softirq context; a packet we cannot route or the stack drops is lost
+ * like on any wire, and the protocol retransmits it.
+ */
+void sroce_xmit(struct sroce_qp *qp, struct sk_buff_head *list)
+{
+	struct sk_buff *skb;
+	struct rtable *rt;
+
+	if (skb_queue_empty(list))
+		return;
+	local_bh_disable();
+	rt = sroce_route(qp);
+	while ((skb = __skb_dequeue(list))) {
+		if (!rt) {
+			sroce_count(qp->sdev, SROCE_CNT_TX_DROP);
+			kfree_skb(skb);
+			continue;
+		}
+		sroce_count(qp->sdev, SROCE_CNT_TX_PACKETS);
+		memset(IPCB(skb), 0, sizeof(*IPCB(skb)));
+		skb->dev = rt->dst.dev;
+		skb_dst_set(skb, dst_clone(&rt->dst));
+		ip_local_out(&init_net, sroce_sock4->sk, skb);
+	}
+	if (rt)
+		ip_rt_put(rt);
+	local_bh_enable();
+}
+
+/* Is @ibdev one of ours (rdma_rxe reports the same driver_id)? */
+static bool sroce_owns(struct ib_device *ibdev)
+{
+	return ibdev->ops.dealloc_driver == sroce_dealloc_driver;
+}
+
 /* Softirq. Returning 0 means we consumed (and freed) the skb. */
 static int sroce_udp_rcv(struct sock *sk, struct sk_buff *skb)
 {
-	/* No queue pairs exist yet: nothing can be addressed. */
+	struct sk_buff_head out;
+	struct sroce_dev *sdev;
+	struct ib_device *ibdev;
+	struct sroce_rxpkt rx;
+	struct sroce_qp *qp;
+	unsigned long flags;
+	const u8 *ip;
+	bool kick;
+	u32 len;
+
+	if (skb->protocol != htons(ETH_P_IP) || skb_linearize(skb))
+		goto drop;
+	len = ntohs(udp_hdr(skb)->len);
+	if (len < sizeof(struct udphdr) ||
+	    skb_transport_header(skb) + len > skb_tail_pointer(skb))
+		goto drop;
+	ibdev = ib_device_get_by_netdev(skb->dev, RDMA_DRIVER_RXE);
+	if (!ibdev)
+		goto drop;
+	if (!sroce_owns(ibdev)) {
+		ib_device_put(ibdev);
+		goto drop;
+	}
+	sdev = to_sdev(ibdev);
+	sroce_count(sdev, SROCE_CNT_RX_PACKETS);
+	rx.bth = skb_transport_header(skb) + sizeof(struct udphdr);
+	len -= sizeof(struct udphdr);
+	ip = skb_network_header(skb);
+	if (sroce_parse_bth_packet(rx.bth, len, &rx.p)) {
+		sroce_count(sdev, SROCE_CNT_RX_DROP_MALFORMED);
+		goto put_dev;
+	}
+	if (sroce_icrc_verify(ip, rx.bth + len - ip)) {
+		sroce_count(sdev, SROCE_CNT_RX_DROP_ICRC);
+		goto put_dev;
+	}
+	qp = sroce_qp_get(sdev, rx.p.hdr.bth.dqpn);
+	if (!qp) {
+		sroce_count(sdev, SROCE_CNT_RX_DROP_NO_QP);
+		goto put_dev;
+	}
+
+	__skb_queue_head_init(&out);
+	spin_lock_irqsave(&qp->lock, flags);
+	kick = false;
+	if (rx.p.info->mask & SROCE_MASK_REQ) {
+		sroce_resp_rcv(qp, &rx, &out);
+		kick = qp->rd_cur >= 0;		/* Read responses to send */
+	} else {
+		sroce_comp_rcv(qp, &rx, &out);
+		kick = true;
+	}
+	spin_unlock_irqrestore(&qp->lock, flags);
+	sroce_xmit(qp, &out);
+	if (kick)
+		sroce_qp_kick(qp);
+	sroce_qp_put(qp);
+put_dev:
+	ib_device_put(ibdev);
+drop:
 	kfree_skb(skb);
 	return 0;
 }

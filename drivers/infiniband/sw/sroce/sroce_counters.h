@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Per-device counters, one for every packet sroce drops and every
+ * protocol event worth seeing. Shown by "rdma statistic show link DEV/1"
+ * and /sys/class/infiniband/DEV/ports/1/hw_counters/.
+ */
+#ifndef SROCE_COUNTERS_H
+#define SROCE_COUNTERS_H
+
+#include <linux/atomic.h>
+
+enum sroce_counter {
+	SROCE_CNT_RX_PACKETS,
+	SROCE_CNT_TX_PACKETS,
+	SROCE_CNT_RX_DROP_MALFORMED,	/* parse failed */
+	SROCE_CNT_RX_DROP_ICRC,		/* ICRC mismatch */
+	SROCE_CNT_RX_DROP_NO_QP,	/* unknown destination QP */
+	SROCE_CNT_TX_DROP,		/* no memory or no route */
+	SROCE_CNT_RETRANSMIT_TIMEOUTS,
+	SROCE_CNT_RETRANSMITS,		/* requester rewinds, any cause */
+	SROCE_CNT_SEQ_NAKS_RCVD,
+	SROCE_CNT_RNR_NAKS_RCVD,
+	SROCE_CNT_SEQ_NAKS_SENT,
+	SROCE_CNT_RNR_NAKS_SENT,
+	SROCE_CNT_FATAL_NAKS_SENT,	/* invalid request, access, op */
+	SROCE_CNT_DUP_REQUESTS,
+	SROCE_CNT_OUT_OF_SEQ_REQUESTS,
+	SROCE_CNT_STALE_RESPONSES,	/* acks/read responses ignored */
+	SROCE_CNT_CQ_OVERFLOWS,
+	SROCE_CNT_NR
+};
+
+struct sroce_dev;
+struct ib_device;
+struct rdma_hw_stats;
+
+void sroce_count(struct sroce_dev *sdev, enum sroce_counter c);
+struct rdma_hw_stats *sroce_alloc_hw_port_stats(struct ib_device *ibdev,
+						u32 port);
+int sroce_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
+		       u32 port, int index);
+
+#endif /* SROCE_COUNTERS_H */

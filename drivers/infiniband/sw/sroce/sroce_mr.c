@@ -1,0 +1,202 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Memory regions: registration (user pages pinned through ib_umem, the
+ * kernel DMA MR), the key table, checked lookups and data copies.
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/highmem.h>
+#include <linux/random.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+
+#include "sroce.h"
+#include "sroce_mr.h"
+#include "sroce_param.h"
+
+static int sroce_mr_add(struct sroce_dev *sdev, struct sroce_mr *mr,
+			struct ib_pd *pd, int access)
+{
+	u32 index;
+	int err;
+
+	refcount_set(&mr->refs, 1);
+	init_completion(&mr->released);
+	mr->access = access;
+	mr->ibmr.pd = pd;
+	err = xa_alloc(&sdev->mr_table, &index, mr,
+		       XA_LIMIT(1, SROCE_MAX_MR), GFP_KERNEL);
+	if (err)
+		return err;
+	mr->ibmr.lkey = index << 8 | (get_random_u32() & 0xff);
+	mr->ibmr.rkey = mr->ibmr.lkey;
+	return 0;
+}
+
+/*
+ * Find the MR a key names, check that it belongs to @pd, allows @access
+ * and holds [@iova, @iova + @len), and take a reference. NULL otherwise.
+ */
+struct sroce_mr *sroce_mr_get(struct sroce_dev *sdev, struct ib_pd *pd,
+			      u32 key, u32 access, u64 iova, u64 len)
+{
+	struct sroce_mr *mr;
+
+	rcu_read_lock();
+	mr = xa_load(&sdev->mr_table, key >> 8);
+	if (!mr || mr->ibmr.lkey != key || mr->ibmr.pd != pd ||
+	    (mr->access & access) != access ||
+	    !refcount_inc_not_zero(&mr->refs)) {
+		rcu_read_unlock();
+		return NULL;
+	}
+	rcu_read_unlock();
+
+	if (mr->type == SROCE_MR_USER &&
+	    (iova < mr->iova || len > mr->length ||
+	     iova - mr->iova > mr->length - len)) {
+		sroce_mr_put(mr);
+		return NULL;
+	}
+	return mr;
+}
+
+void sroce_mr_put(struct sroce_mr *mr)
+{
+	if (refcount_dec_and_test(&mr->refs))
+		complete(&mr->released);
+}
+
+/* Copy @len bytes at @iova (checked by sroce_mr_get()) to or from @buf. */
+void sroce_mr_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 len,
+		   enum sroce_copy_dir dir)
+{
+	u64 off;
+
+	if (mr->type == SROCE_MR_DMA) {
+		/* Virtual DMA: kernel ULPs hand us kernel addresses. */
+		void *va = (void *)(uintptr_t)iova;
+
+		if (dir == SROCE_TO_MR)
+			memcpy(va, buf, len);
+		else
+			memcpy(buf, va, len);
+		return;
+	}
+
+	off = iova - mr->iova + mr->page_offset;
+	while (len) {
+		struct page *page = mr->pages[off >> PAGE_SHIFT];
+		u32 in_page = off & ~PAGE_MASK;
+		u32 n = min_t(u32, len, PAGE_SIZE - in_page);
+		void *va = kmap_local_page(page);
+
+		if (dir == SROCE_TO_MR)
+			memcpy(va + in_page, buf, n);
+		else
+			memcpy(buf, va + in_page, n);
+		kunmap_local(va);
+		buf += n;
+		off += n;
+		len -= n;
+	}
+}
+
+struct ib_mr *sroce_get_dma_mr(struct ib_pd *pd, int access)
+{
+	struct sroce_dev *sdev = to_sdev(pd->device);
+	struct sroce_mr *mr;
+	int err;
+
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	if (!mr)
+		return ERR_PTR(-ENOMEM);
+	mr->type = SROCE_MR_DMA;
+	mr->length = U64_MAX;
+	err = sroce_mr_add(sdev, mr, pd, access);
+	if (err) {
+		kfree(mr);
+		return ERR_PTR(err);
+	}
+	return &mr->ibmr;
+}
+
+struct ib_mr *sroce_reg_user_mr(struct ib_pd *pd, u64 start, u64 length,
+				u64 iova, int access, struct ib_udata *udata)
+{
+	struct sroce_dev *sdev = to_sdev(pd->device);
+	struct sg_page_iter piter;
+	struct sroce_mr *mr;
+	struct ib_umem *umem;
+	u32 i = 0;
+	int err;
+
+	if (access & ~(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |
+		       IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC |
+		       IB_ACCESS_MW_BIND | IB_ACCESS_RELAXED_ORDERING))
+		return ERR_PTR(-EOPNOTSUPP);
+	if (!length || length > SROCE_PORT_MAX_MSG_SZ * 64ULL)
+		return ERR_PTR(-EINVAL);
+
+	umem = ib_umem_get(pd->device, start, length, access);
+	if (IS_ERR(umem))
+		return ERR_CAST(umem);
+
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	if (!mr) {
+		err = -ENOMEM;
+		goto err_umem;
+	}
+	mr->type = SROCE_MR_USER;
+	mr->umem = umem;
+	mr->iova = iova;
+	mr->length = length;
+	mr->page_offset = ib_umem_offset(umem);
+	mr->npages = ib_umem_num_pages(umem);
+	mr->pages = kvcalloc(mr->npages, sizeof(*mr->pages), GFP_KERNEL);
+	if (!mr->pages) {
+		err = -ENOMEM;
+		goto err_mr;
+	}
+	for_each_sgtable_page(&umem->sgt_append.sgt, &piter, 0) {
+		if (i == mr->npages)
+			break;
+		mr->pages[i++] = sg_page_iter_page(&piter);
+	}
+	if (i != mr->npages) {
+		err = -EFAULT;
+		goto err_pages;
+	}
+
+	err = sroce_mr_add(sdev, mr, pd, access);
+	if (err)
+		goto err_pages;
+	mr->ibmr.iova = iova;
+	mr->ibmr.length = length;
+	return &mr->ibmr;
+
+err_pages:
+	kvfree(mr->pages);
+err_mr:
+	kfree(mr);
+err_umem:
+	ib_umem_release(umem);
+	return ERR_PTR(err);
+}
+
+int sroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
+{
+	struct sroce_mr *mr = container_of(ibmr, struct sroce_mr, ibmr);
+	struct sroce_dev *sdev = to_sdev(ibmr->device);
+
+	xa_erase(&sdev->mr_table, ibmr->lkey >> 8);
+	/* In-flight packets and WQEs hold references: wait for them. */
+	sroce_mr_put(mr);
+	wait_for_completion(&mr->released);
+	if (mr->umem)
+		ib_umem_release(mr->umem);
+	kvfree(mr->pages);
+	kfree_rcu(mr, rcu);
+	return 0;
+}

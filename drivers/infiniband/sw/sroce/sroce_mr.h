@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Memory regions and their keys.
+ *
+ * A key is index << 8 | key8: the upper 24 bits name a slot in the
+ * device's key table, the low 8 bits are a variant a stale key cannot
+ * match. lkey == rkey. Lookups run under RCU from any context and take a
+ * reference; deregistration removes the key, then waits for every
+ * reference to drop before unpinning.
+ */
+#ifndef SROCE_MR_H
+#define SROCE_MR_H
+
+#include <linux/completion.h>
+#include <linux/refcount.h>
+#include <rdma/ib_umem.h>
+#include <rdma/ib_verbs.h>
+
+struct sroce_dev;
+
+enum sroce_mr_type {
+	SROCE_MR_DMA,		/* all kernel memory, addresses are kernel VAs */
+	SROCE_MR_USER,		/* pinned user pages */
+};
+
+struct sroce_mr {
+	struct ib_mr		ibmr;
+	enum sroce_mr_type	type;
+	u32			access;		/* IB_ACCESS_* */
+	u64			iova;
+	u64			length;
+	struct ib_umem		*umem;
+	struct page		**pages;
+	u32			npages;
+	u32			page_offset;	/* of iova in pages[0] */
+	refcount_t		refs;
+	struct completion	released;
+	struct rcu_head		rcu;
+};
+
+enum sroce_copy_dir {
+	SROCE_TO_MR,
+	SROCE_FROM_MR,
+};
+
+struct sroce_mr *sroce_mr_get(struct sroce_dev *sdev, struct ib_pd *pd,
+			      u32 key, u32 access, u64 iova, u64 len);
+void sroce_mr_put(struct sroce_mr *mr);
+void sroce_mr_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 len,
+		   enum sroce_copy_dir dir);
+
+struct ib_mr *sroce_get_dma_mr(struct ib_pd *pd, int access);
+struct ib_mr *sroce_reg_user_mr(struct ib_pd *pd, u64 start, u64 length,
+				u64 iova, int access, struct ib_udata *udata);
+int sroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
+
+#endif /* SROCE_MR_H */

@@ -1,0 +1,652 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Queue pairs: create/modify/query/destroy, the IBTA state machine, the
+ * QP number table, posting work (kernel callers and the user doorbell)
+ * and moving a QP to the error state with its flush completions.
+ *
+ * Only RC QPs exist so far.
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/log2.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+#include <rdma/ib_addr.h>
+#include <rdma/ib_cache.h>
+#include <rdma/uverbs_ioctl.h>
+
+#include "sroce/psn.h"
+#include "sroce.h"
+#include "sroce_cq.h"
+#include "sroce_mr.h"
+#include "sroce_net.h"
+#include "sroce_param.h"
+#include "sroce_qp.h"
+
+#define SROCE_SWQE_HDR		offsetof(struct rxe_send_wqe, dma.sge)
+#define SROCE_RWQE_HDR		offsetof(struct rxe_recv_wqe, dma.sge)
+#define SROCE_REQ_BUDGET	64
+
+struct sroce_qp *sroce_qp_get(struct sroce_dev *sdev, u32 qpn)
+{
+	struct sroce_qp *qp;
+
+	rcu_read_lock();
+	qp = xa_load(&sdev->qp_table, qpn);
+	if (qp && !refcount_inc_not_zero(&qp->refs))
+		qp = NULL;
+	rcu_read_unlock();
+	return qp;
+}
+
+void sroce_qp_put(struct sroce_qp *qp)
+{
+	if (refcount_dec_and_test(&qp->refs))
+		complete(&qp->released);
+}
+
+static int sroce_qp_check_caps(struct ib_qp_cap *cap)
+{
+	if (cap->max_send_wr > SROCE_MAX_QP_WR ||
+	    cap->max_recv_wr > SROCE_MAX_QP_WR ||
+	    cap->max_send_sge > SROCE_MAX_SGE ||
+	    cap->max_recv_sge > SROCE_MAX_SGE ||
+	    cap->max_inline_data > SROCE_MAX_INLINE)
+		return -EINVAL;
+	return 0;
+}
+
+static int sroce_qp_init_queues(struct sroce_qp *qp, struct ib_qp_cap *cap,
+				struct ib_udata *udata)
+{
+	u32 data, slots;
+	int err;
+
+	/* A WQE's data area holds either its SGE list or its inline data. */
+	data = max_t(u32, max_t(u32, cap->max_send_sge, 1) *
+		     sizeof(struct rxe_sge), cap->max_inline_data);
+	data = roundup_pow_of_two(SROCE_SWQE_HDR + data) - SROCE_SWQE_HDR;
+	data = min_t(u32, data, max_t(u32, SROCE_MAX_SGE * sizeof(struct rxe_sge),
+				      SROCE_MAX_INLINE));
+	qp->sq_data_size = data;
+	qp->sq_max_sge = min_t(u32, data / sizeof(struct rxe_sge), SROCE_MAX_SGE);
+	qp->sq_max_inline = min_t(u32, data, SROCE_MAX_INLINE);
+	err = sroce_queue_init(&qp->sq, udata, max_t(u32, cap->max_send_wr, 1),
+			       SROCE_SWQE_HDR + data);
+	if (err)
+		return err;
+
+	qp->rq_max_sge = max_t(u32, cap->max_recv_sge, 1);
+	err = sroce_queue_init(&qp->rq, udata, max_t(u32, cap->max_recv_wr, 1),
+			       SROCE_RWQE_HDR +
+			       qp->rq_max_sge * sizeof(struct rxe_sge));
+	if (err)
+		goto err_sq;
+
+	slots = sroce_queue_slots(&qp->sq);
+	qp->swqe = kvcalloc(slots, sizeof(*qp->swqe), GFP_KERNEL);
+	qp->swqe_data = kvmalloc_array(slots, data, GFP_KERNEL);
+	qp->rwqe = kzalloc(struct_size(qp->rwqe, sge, qp->rq_max_sge),
+			   GFP_KERNEL);
+	qp->rd_res = kcalloc(SROCE_MAX_QP_RD_ATOM, sizeof(*qp->rd_res),
+			     GFP_KERNEL);
+	if (!qp->swqe || !qp->swqe_data || !qp->rwqe || !qp->rd_res) {
+		err = -ENOMEM;
+		goto err_mem;
+	}
+
+	cap->max_send_wr = slots - 1;
+	cap->max_send_sge = qp->sq_max_sge;
+	cap->max_inline_data = qp->sq_max_inline;
+	cap->max_recv_wr = sroce_queue_slots(&qp->rq) - 1;
+	cap->max_recv_sge = qp->rq_max_sge;
+	return 0;
+
+err_mem:
+	kfree(qp->rd_res);
+	kfree(qp->rwqe);
+	kvfree(qp->swqe_data);
+	kvfree(qp->swqe);
+	sroce_queue_destroy(&qp->rq);
+err_sq:
+	sroce_queue_destroy(&qp->sq);
+	return err;
+}
+
+static void sroce_qp_free_queues(struct sroce_qp *qp)
+{
+	kfree(qp->rd_res);
+	kfree(qp->rwqe);
+	kvfree(qp->swqe_data);
+	kvfree(qp->swqe);
+	sroce_queue_destroy(&qp->rq);
+	sroce_queue_destroy(&qp->sq);
+}
+
+int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
+		    struct ib_udata *udata)
+{
+	struct sroce_dev *sdev = to_sdev(ibqp->device);
+	struct sroce_qp *qp = to_sqp(ibqp);
+	u32 qpn;
+	int err;
+
+	if (init->qp_type != IB_QPT_RC || init->srq)
+		return -EOPNOTSUPP;
+	if (init->create_flags)
+		return -EOPNOTSUPP;
+	if (udata && udata->inlen)
+		return -EINVAL;
+	err = sroce_qp_check_caps(&init->cap);
+	if (err)
+		return err;
+
+	qp->sdev = sdev;
+	qp->user = !!udata;
+	qp->sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;
+	qp->scq = to_scq(init->send_cq);
+	qp->rcq = to_scq(init->recv_cq);
+	qp->state = IB_QPS_RESET;
+	qp->mtu = 256;
+	qp->path_mtu = IB_MTU_256;
+	qp->rd_cur = -1;
+	spin_lock_init(&qp->lock);
+	refcount_set(&qp->refs, 1);
+	init_completion(&qp->released);
+	INIT_WORK(&qp->work, sroce_qp_work);
+	timer_setup(&qp->retrans_timer, sroce_retrans_timer, 0);
+	timer_setup(&qp->rnr_timer, sroce_rnr_timer, 0);
+
+	err = dst_cache_init(&qp->dst_cache, GFP_KERNEL);
+	if (err)
+		return err;
+	err = sroce_qp_init_queues(qp, &init->cap, udata);
+	if (err)
+		goto err_dst;
+
+	err = xa_alloc(&sdev->qp_table, &qpn, qp,
+		       XA_LIMIT(SROCE_MIN_QPN, SROCE_MAX_QPN), GFP_KERNEL);
+	if (err)
+		goto err_queues;
+	ibqp->qp_num = qpn;
+
+	if (udata) {
+		struct rxe_create_qp_resp resp = {};
+
+		sroce_queue_mminfo(&qp->rq, &resp.rq_mi);
+		sroce_queue_mminfo(&qp->sq, &resp.sq_mi);
+		err = ib_copy_to_udata(udata, &resp,
+				       min(udata->outlen, sizeof(resp)));
+		if (err)
+			goto err_xa;
+	}
+	return 0;
+
+err_xa:
+	xa_erase(&sdev->qp_table, qpn);
+err_queues:
+	sroce_qp_free_queues(qp);
+err_dst:
+	dst_cache_destroy(&qp->dst_cache);
+	return err;
+}
+
+/* Engine state back to zero; qp->lock held. */
+static void sroce_qp_reset(struct sroce_qp *qp)
+{
+	qp->fetch_idx = 0;
+	qp->req_idx = 0;
+	qp->req_off = 0;
+	qp->comp_idx = 0;
+	qp->rd_inflight = 0;
+	qp->rnr_wait = false;
+	qp->rx_seq = 0;
+	qp->nak_sent = false;
+	qp->rwqe_valid = false;
+	qp->unacked = 0;
+	qp->msn = 0;
+	qp->rd_cur = -1;
+	qp->rd_res_next = 0;
+	memset(qp->rd_res, 0, SROCE_MAX_QP_RD_ATOM * sizeof(*qp->rd_res));
+	if (qp->wr_mr) {
+		sroce_mr_put(qp->wr_mr);
+		qp->wr_mr = NULL;
+	}
+	/* The queues start empty again, as the provider expects. */
+	qp->sq.own = 0;
+	qp->rq.own = 0;
+	qp->sq.buf->producer_index = 0;
+	qp->sq.buf->consumer_index = 0;
+	qp->rq.buf->producer_index = 0;
+	qp->rq.buf->consumer_index = 0;
+}
+
+static int sroce_qp_set_av(struct sroce_qp *qp, struct rdma_ah_attr *ah)
+{
+	const struct ib_global_route *grh = rdma_ah_read_grh(ah);
+	union {
+		struct sockaddr_in in;
+		struct sockaddr_in6 in6;
+	} src, dst;
+
+	if (!(rdma_ah_get_ah_flags(ah) & IB_AH_GRH) || !grh->sgid_attr)
+		return -EINVAL;
+	if (grh->sgid_attr->gid_type != IB_GID_TYPE_ROCE_UDP_ENCAP)
+		return -EINVAL;
+	rdma_gid2ip((struct sockaddr *)&src, &grh->sgid_attr->gid);
+	rdma_gid2ip((struct sockaddr *)&dst, &grh->dgid);
+	if (src.in.sin_family != AF_INET || dst.in.sin_family != AF_INET)
+		return -EAFNOSUPPORT;	/* IPv6 paths are not done yet */
+
+	qp->av.saddr = src.in.sin_addr.s_addr;
+	qp->av.daddr = dst.in.sin_addr.s_addr;
+	qp->av.tos = grh->traffic_class;
+	qp->av.ttl = grh->hop_limit ? grh->hop_limit : 64;
+	qp->ah_attr = *ah;
+	qp->ah_attr.grh.sgid_attr = NULL;
+	dst_cache_reset(&qp->dst_cache);
+	return 0;
+}
+
+int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		    struct ib_udata *udata)
+{
+	struct sroce_qp *qp = to_sqp(ibqp);
+	enum ib_qp_state cur, next;
+	enum ib_mtu port_mtu;
+	unsigned long flags;
+	int err;
+
+	if (mask & ~IB_QP_ATTR_STANDARD_BITS)
+		return -EOPNOTSUPP;
+	if (udata && udata->inlen)
+		return -EINVAL;
+
+	cur = (mask & IB_QP_CUR_STATE) ? attr->cur_qp_state :
+					  READ_ONCE(qp->state);
+	next = (mask & IB_QP_STATE) ? attr->qp_state : cur;
+	if (!ib_modify_qp_is_ok(cur, next, ibqp->qp_type, mask))
+		return -EINVAL;
+
+	if ((mask & IB_QP_PORT) && attr->port_num != SROCE_PORT)
+		return -EINVAL;
+	if ((mask & IB_QP_PKEY_INDEX) &&
+	    attr->pkey_index >= SROCE_PORT_PKEY_TBL_LEN)
+		return -EINVAL;
+	if ((mask & IB_QP_MAX_QP_RD_ATOMIC) &&
+	    attr->max_rd_atomic > SROCE_MAX_QP_RD_ATOM)
+		return -EINVAL;
+	if ((mask & IB_QP_MAX_DEST_RD_ATOMIC) &&
+	    attr->max_dest_rd_atomic > SROCE_MAX_QP_RD_ATOM)
+		return -EINVAL;
+	if ((mask & IB_QP_TIMEOUT) && attr->timeout > 31)
+		return -EINVAL;
+	if ((mask & IB_QP_RETRY_CNT) && attr->retry_cnt > 7)
+		return -EINVAL;
+	if ((mask & IB_QP_RNR_RETRY) && attr->rnr_retry > 7)
+		return -EINVAL;
+	if ((mask & IB_QP_MIN_RNR_TIMER) && attr->min_rnr_timer > 31)
+		return -EINVAL;
+	port_mtu = sroce_active_mtu(qp->sdev);
+	if ((mask & IB_QP_PATH_MTU) &&
+	    (attr->path_mtu < IB_MTU_256 || attr->path_mtu > IB_MTU_4096))
+		return -EINVAL;
+
+	spin_lock_irqsave(&qp->lock, flags);
+	if (mask & IB_QP_AV) {
+		err = sroce_qp_set_av(qp, &attr->ah_attr);
+		if (err) {
+			spin_unlock_irqrestore(&qp->lock, flags);
+			return err;
+		}
+	}
+	if (mask & IB_QP_ACCESS_FLAGS)
+		qp->access = attr->qp_access_flags;
+	if (mask & IB_QP_PKEY_INDEX)
+		qp->pkey_index = attr->pkey_index;
+	if (mask & IB_QP_QKEY)
+		qp->qkey = attr->qkey;
+	if (mask & IB_QP_PATH_MTU) {
+		qp->path_mtu = min(attr->path_mtu, port_mtu);
+		qp->mtu = ib_mtu_enum_to_int(qp->path_mtu);
+	}
+	if (mask & IB_QP_TIMEOUT)
+		qp->timeout = attr->timeout;
+	if (mask & IB_QP_RETRY_CNT)
+		qp->retry_cnt = attr->retry_cnt;
+	if (mask & IB_QP_RNR_RETRY)
+		qp->rnr_retry = attr->rnr_retry;
+	if (mask & IB_QP_MIN_RNR_TIMER)
+		qp->min_rnr_timer = attr->min_rnr_timer;
+	if (mask & IB_QP_RQ_PSN)
+		qp->epsn = sroce_psn_mask(attr->rq_psn);
+	if (mask & IB_QP_SQ_PSN) {
+		qp->req_psn = sroce_psn_mask(attr->sq_psn);
+		qp->acked_psn = sroce_psn_prev(qp->req_psn);
+	}
+	if (mask & IB_QP_MAX_QP_RD_ATOMIC)
+		qp->max_rd_atomic = attr->max_rd_atomic;
+	if (mask & IB_QP_MAX_DEST_RD_ATOMIC)
+		qp->max_dest_rd_atomic = attr->max_dest_rd_atomic;
+	if (mask & IB_QP_DEST_QPN) {
+		qp->dest_qpn = attr->dest_qp_num & SROCE_QPN_MASK;
+		qp->av.sport = htons(0xc000 |
+				     ((qp->ibqp.qp_num ^ qp->dest_qpn) & 0x3fff));
+	}
+
+	if (next != cur || (mask & IB_QP_STATE)) {
+		if (next == IB_QPS_RESET)
+			sroce_qp_reset(qp);
+		if (next == IB_QPS_RTS && cur != IB_QPS_RTS) {
+			qp->retries_left = qp->retry_cnt;
+			qp->rnr_left = qp->rnr_retry;
+		}
+		WRITE_ONCE(qp->state, next);
+		if (next == IB_QPS_ERR)
+			sroce_qp_flush(qp);
+	}
+	spin_unlock_irqrestore(&qp->lock, flags);
+
+	if (next == IB_QPS_RTS || next == IB_QPS_ERR)
+		sroce_qp_kick(qp);
+	return 0;
+}
+
+int sroce_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		   struct ib_qp_init_attr *init)
+{
+	struct sroce_qp *qp = to_sqp(ibqp);
+	unsigned long flags;
+
+	memset(attr, 0, sizeof(*attr));
+	memset(init, 0, sizeof(*init));
+	spin_lock_irqsave(&qp->lock, flags);
+	attr->qp_state = qp->state;
+	attr->cur_qp_state = qp->state;
+	attr->path_mtu = qp->path_mtu;
+	attr->path_mig_state = IB_MIG_MIGRATED;
+	attr->qkey = qp->qkey;
+	attr->rq_psn = qp->epsn;
+	attr->sq_psn = qp->req_psn;
+	attr->dest_qp_num = qp->dest_qpn;
+	attr->qp_access_flags = qp->access;
+	attr->pkey_index = qp->pkey_index;
+	attr->port_num = SROCE_PORT;
+	attr->timeout = qp->timeout;
+	attr->retry_cnt = qp->retry_cnt;
+	attr->rnr_retry = qp->rnr_retry;
+	attr->min_rnr_timer = qp->min_rnr_timer;
+	attr->max_rd_atomic = qp->max_rd_atomic;
+	attr->max_dest_rd_atomic = qp->max_dest_rd_atomic;
+	attr->ah_attr = qp->ah_attr;
+	attr->cap.max_send_wr = sroce_queue_slots(&qp->sq) - 1;
+	attr->cap.max_recv_wr = sroce_queue_slots(&qp->rq) - 1;
+	attr->cap.max_send_sge = qp->sq_max_sge;
+	attr->cap.max_recv_sge = qp->rq_max_sge;
+	attr->cap.max_inline_data = qp->sq_max_inline;
+	spin_unlock_irqrestore(&qp->lock, flags);
+
+	init->qp_type = ibqp->qp_type;
+	init->send_cq = ibqp->send_cq;
+	init->recv_cq = ibqp->recv_cq;
+	init->cap = attr->cap;
+	init->sq_sig_type = qp->sig_all ? IB_SIGNAL_ALL_WR : IB_SIGNAL_REQ_WR;
+	return 0;
+}
+
+int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
+{
+	struct sroce_qp *qp = to_sqp(ibqp);
+	unsigned long flags;
+
+	/* No new packets find it; wait for those being processed. */
+	xa_erase(&qp->sdev->qp_table, ibqp->qp_num);
+	sroce_qp_put(qp);
+	wait_for_completion(&qp->released);
+
+	spin_lock_irqsave(&qp->lock, flags);
+	WRITE_ONCE(qp->state, IB_QPS_RESET);	/* nothing re-arms now */
+	spin_unlock_irqrestore(&qp->lock, flags);
+	del_timer_sync(&qp->retrans_timer);
+	del_timer_sync(&qp->rnr_timer);
+	cancel_work_sync(&qp->work);
+
+	if (qp->wr_mr)
+		sroce_mr_put(qp->wr_mr);
+	sroce_qp_free_queues(qp);
+	dst_cache_destroy(&qp->dst_cache);
+	return 0;
+}
+
+/* Run the engines that send: requester and pending read responses. */
+static void sroce_qp_run(struct sroce_qp *qp)
+{
+	struct sk_buff_head out;
+	unsigned long flags;
+	bool more;
+
+	__skb_queue_head_init(&out);
+	spin_lock_irqsave(&qp->lock, flags);
+	more = sroce_req_run(qp, &out, SROCE_REQ_BUDGET);
+	more |= sroce_resp_read_run(qp, &out, SROCE_REQ_BUDGET);
+	spin_unlock_irqrestore(&qp->lock, flags);
+	sroce_xmit(qp, &out);
+	if (more)
+		queue_work(sroce_wq, &qp->work);
+}
+
+void sroce_qp_work(struct work_struct *work)
+{
+	sroce_qp_run(container_of(work, struct sroce_qp, work));
+}
+
+void sroce_qp_kick(struct sroce_qp *qp)
+{
+	if (in_hardirq() || irqs_disabled())
+		queue_work(sroce_wq, &qp->work);
+	else
+		sroce_qp_run(qp);
+}
+
+/* Kernel callers: turn an ib_send_wr into an SQ entry. qp->lock held. */
+static int sroce_post_one_send(struct sroce_qp *qp, const struct ib_send_wr *wr)
+{
+	u32 prod = qp->sq.buf->producer_index;
+	struct rxe_send_wqe *wqe;
+	int i;
+
+	if (wr->num_sge > qp->sq_max_sge)
+		return -EINVAL;
+	switch (wr->opcode) {
+	case IB_WR_SEND:
+	case IB_WR_SEND_WITH_IMM:
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+	case IB_WR_RDMA_READ:
+		break;
+	default:
+		return -EOPNOTSUPP;
+	}
+	wqe = sroce_queue_tail(&qp->sq, prod);
+	if (!wqe)
+		return -ENOMEM;
+
+	memset(wqe, 0, SROCE_SWQE_HDR);
+	wqe->wr.wr_id = wr->wr_id;
+	wqe->wr.opcode = wr->opcode;
+	wqe->wr.send_flags = wr->send_flags;
+	wqe->wr.ex.imm_data = wr->ex.imm_data;
+	if (wr->opcode == IB_WR_RDMA_WRITE ||
+	    wr->opcode == IB_WR_RDMA_WRITE_WITH_IMM ||
+	    wr->opcode == IB_WR_RDMA_READ) {
+		wqe->wr.wr.rdma.remote_addr = rdma_wr(wr)->remote_addr;
+		wqe->wr.wr.rdma.rkey = rdma_wr(wr)->rkey;
+	}
+	if (wr->send_flags & IB_SEND_INLINE) {
+		u8 *p = wqe->dma.inline_data;
+		u32 len = 0;
+
+		for (i = 0; i < wr->num_sge; i++) {
+			if (len + wr->sg_list[i].length > qp->sq_max_inline)
+				return -EINVAL;
+			/* Kernel callers hand kernel virtual addresses. */
+			memcpy(p + len, (void *)(uintptr_t)wr->sg_list[i].addr,
+			       wr->sg_list[i].length);
+			len += wr->sg_list[i].length;
+		}
+		wqe->dma.length = len;
+	} else {
+		for (i = 0; i < wr->num_sge; i++) {
+			wqe->dma.sge[i].addr = wr->sg_list[i].addr;
+			wqe->dma.sge[i].length = wr->sg_list[i].length;
+			wqe->dma.sge[i].lkey = wr->sg_list[i].lkey;
+		}
+		wqe->dma.num_sge = wr->num_sge;
+	}
+	sroce_queue_publish(&qp->sq, &prod);
+	return 0;
+}
+
+int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+		    const struct ib_send_wr **bad_wr)
+{
+	struct sroce_qp *qp = to_sqp(ibqp);
+	unsigned long flags;
+	int err = 0;
+
+	if (qp->user) {
+		/* The doorbell: the provider moved the SQ producer index. */
+		if (wr) {
+			*bad_wr = wr;
+			return -EINVAL;
+		}
+		sroce_qp_kick(qp);
+		return 0;
+	}
+
+	spin_lock_irqsave(&qp->lock, flags);
+	if (qp->state < IB_QPS_RTS) {
+		*bad_wr = wr;
+		spin_unlock_irqrestore(&qp->lock, flags);
+		return -EINVAL;
+	}
+	for (; wr; wr = wr->next) {
+		err = sroce_post_one_send(qp, wr);
+		if (err) {
+			*bad_wr = wr;
+			break;
+		}
+	}
+	if (qp->state == IB_QPS_ERR)
+		sroce_qp_flush(qp);
+	spin_unlock_irqrestore(&qp->lock, flags);
+	sroce_qp_kick(qp);
+	return err;
+}
+
+int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+		    const struct ib_recv_wr **bad_wr)
+{
+	struct sroce_qp *qp = to_sqp(ibqp);
+	unsigned long flags;
+	int err = 0;
+	int i;
+
+	if (qp->user) {
+		*bad_wr = wr;
+		return -EINVAL;		/* user RQs are posted in the ring */
+	}
+	spin_lock_irqsave(&qp->lock, flags);
+	for (; wr; wr = wr->next) {
+		u32 prod = qp->rq.buf->producer_index;
+		struct rxe_recv_wqe *wqe = sroce_queue_tail(&qp->rq, prod);
+
+		if (!wqe || wr->num_sge > qp->rq_max_sge) {
+			err = wqe ? -EINVAL : -ENOMEM;
+			*bad_wr = wr;
+			break;
+		}
+		memset(wqe, 0, SROCE_RWQE_HDR);
+		wqe->wr_id = wr->wr_id;
+		wqe->dma.num_sge = wr->num_sge;
+		for (i = 0; i < wr->num_sge; i++) {
+			wqe->dma.sge[i].addr = wr->sg_list[i].addr;
+			wqe->dma.sge[i].length = wr->sg_list[i].length;
+			wqe->dma.sge[i].lkey = wr->sg_list[i].lkey;
+		}
+		sroce_queue_publish(&qp->rq, &prod);
+	}
+	if (qp->state == IB_QPS_ERR)
+		sroce_qp_flush(qp);
+	spin_unlock_irqrestore(&qp->lock, flags);
+	return err;
+}
+
+static void sroce_flush_wc(struct sroce_qp *qp, struct sroce_cq *cq,
+			   u64 wr_id, enum ib_wc_opcode opcode)
+{
+	struct ib_wc wc = {
+		.wr_id = wr_id,
+		.status = IB_WC_WR_FLUSH_ERR,
+		.opcode = opcode,
+		.qp = &qp->ibqp,
+		.port_num = SROCE_PORT,
+	};
+
+	sroce_cq_post(cq, &wc, false);
+}
+
+/*
+ * In the error state every outstanding and newly posted WQE completes
+ * with a flush error, which ib_drain_qp() and friends rely on. qp->lock
+ * held.
+ */
+void sroce_qp_flush(struct sroce_qp *qp)
+{
+	struct rxe_recv_wqe *rwqe;
+	u32 prod;
+
+	del_timer(&qp->retrans_timer);
+	del_timer(&qp->rnr_timer);
+	/* Send queue: copied WQEs first, then what is still in the ring. */
+	while (qp->comp_idx != qp->fetch_idx) {
+		struct sroce_swqe *w = &qp->swqe[qp->comp_idx];
+
+		sroce_flush_wc(qp, qp->scq, w->wr_id, IB_WC_SEND);
+		qp->comp_idx = (qp->comp_idx + 1) & qp->sq.index_mask;
+	}
+	prod = sroce_queue_producer(&qp->sq);
+	while (qp->comp_idx != prod) {
+		struct rxe_send_wqe *w = sroce_queue_slot(&qp->sq, qp->comp_idx);
+
+		sroce_flush_wc(qp, qp->scq, READ_ONCE(w->wr.wr_id), IB_WC_SEND);
+		qp->comp_idx = (qp->comp_idx + 1) & qp->sq.index_mask;
+	}
+	qp->fetch_idx = qp->comp_idx;
+	qp->req_idx = qp->comp_idx;
+	qp->req_off = 0;
+	qp->sq.own = qp->comp_idx;
+	sroce_queue_set_consumer(&qp->sq, qp->sq.own);
+
+	if (qp->rwqe_valid) {
+		sroce_flush_wc(qp, qp->rcq, qp->rwqe->wr_id, IB_WC_RECV);
+		qp->rwqe_valid = false;
+	}
+	while ((rwqe = sroce_queue_head(&qp->rq))) {
+		sroce_flush_wc(qp, qp->rcq, READ_ONCE(rwqe->wr_id), IB_WC_RECV);
+		sroce_queue_pop(&qp->rq);
+	}
+	if (qp->wr_mr) {
+		sroce_mr_put(qp->wr_mr);
+		qp->wr_mr = NULL;
+	}
+	qp->rd_cur = -1;
+}
+
+/* A fatal error on this QP: to the error state, flush. qp->lock held. */
+void sroce_qp_error(struct sroce_qp *qp)
+{
+	WRITE_ONCE(qp->state, IB_QPS_ERR);
+	sroce_qp_flush(qp);
+}
