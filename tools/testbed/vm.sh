@@ -107,9 +107,10 @@ start_guest() { # host role ip peer_ip cpus my_port peer_port
 		-nodefaults -no-user-config -display none -no-reboot \
 		-serial "file:$dir/console.log" \
 		-kernel "$KERNEL" -initrd "$INITRD" \
-		-append "console=ttyS0 loglevel=6 panic=-1 oops=panic sroce.init=$HERE/guest-init.sh sroce.script=$SCRIPT sroce.host=$host" \
+		-append "console=ttyS0 loglevel=6 panic=-1 oops=panic sroce.src=$SRC sroce.script=$SCRIPT sroce.host=$host" \
 		-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
 		-virtfs "local,path=$OUT,mount_tag=out,security_model=none" \
+		-virtfs "local,path=$SRC,mount_tag=src,security_model=none,readonly=on,multidevs=remap" \
 		-netdev "socket,id=n0,udp=127.0.0.1:$pport,localaddr=127.0.0.1:$lport" \
 		-device "virtio-net-pci,netdev=n0,mac=$mac" \
 		> "$dir/qemu.log" 2>&1
