@@ -16,7 +16,7 @@ KDIR ?= $(shell ls -d /lib/modules/*/build 2>/dev/null | sort -V | tail -n 1)
 KVER ?= $(notdir $(patsubst %/build,%,$(KDIR)))
 MODULE := drivers/infiniband/sw/sroce/rdma_sroce.ko
 
-.PHONY: all modules install modclean clean deps check demo unit fuzz analyze lint sparse checkpatch
+.PHONY: all modules install modclean clean deps check demo bench unit fuzz analyze lint sparse checkpatch
 
 all: modules
 
@@ -24,9 +24,10 @@ modules:
 	@test -n "$(KDIR)" || { echo "no kernel build tree: run 'make deps' (linux-headers-amd64)"; exit 1; }
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
 
+# INSTALL_MOD_PATH=DIR stages the installation under DIR instead of /.
 install: modules
 	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_DIR=updates modules_install
-	depmod -a $(KVER)
+	depmod -a $(if $(INSTALL_MOD_PATH),-b $(INSTALL_MOD_PATH)) $(KVER)
 
 modclean:
 	@test -z "$(KDIR)" || $(MAKE) -C $(KDIR) M=$(CURDIR) clean
@@ -60,3 +61,6 @@ fuzz:
 
 analyze:
 	$(MAKE) -f tools/host.mk analyze
+
+bench:
+	tools/bench.sh

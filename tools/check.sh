@@ -59,6 +59,8 @@ step "module builds with W=1, no warnings" tools/lint.sh build
 step "sparse clean" tools/lint.sh sparse
 step "checkpatch --strict clean" tools/lint.sh checkpatch
 tap_step "host unit tests" make -s unit
+tap_step "make install (staged)" tools/test-install.sh
+step "selftest programs build" make -s -C selftests
 step "fuzz packet parser and ICRC" \
 	make -s fuzz FUZZ_SECONDS="${SROCE_FUZZ_SECONDS:-30}"
 tap_step "guest selftests" tools/testbed/run-selftests.sh

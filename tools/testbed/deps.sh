@@ -12,6 +12,7 @@ PKGS=(
 	sparse clang llvm cppcheck
 	qemu-system-x86 busybox-static
 	rdma-core ibverbs-utils ibverbs-providers perftest rdmacm-utils
+	libibverbs-dev
 	iproute2 iputils-ping python3
 )
 

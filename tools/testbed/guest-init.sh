@@ -16,6 +16,11 @@ mkdir -p /dev/pts /dev/shm
 mount -t devpts devpts /dev/pts
 mount -t tmpfs tmpfs /dev/shm
 mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+# What udev would create: bash's process substitution needs /dev/fd.
+ln -sf /proc/self/fd /dev/fd
+ln -sf /proc/self/fd/0 /dev/stdin
+ln -sf /proc/self/fd/1 /dev/stdout
+ln -sf /proc/self/fd/2 /dev/stderr
 hostname "$HOST"
 
 echo "testbed: running $SCRIPT"

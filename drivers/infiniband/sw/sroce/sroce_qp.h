@@ -150,6 +150,7 @@ struct sroce_qp {
 	struct sroce_mr		*wr_mr;		/* WRITE in progress */
 	u64			wr_va;
 	u32			wr_resid;
+	u32			wr_len;
 	u32			unacked;
 	bool			ack_pending;	/* after the read responses */
 	struct sroce_rd_res	*rd_res;	/* max_dest_rd_atomic slots */

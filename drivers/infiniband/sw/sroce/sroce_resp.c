@@ -200,7 +200,7 @@ static enum sroce_resp_verdict sroce_resp_write(struct sroce_qp *qp,
 		}
 		qp->wr_va = reth->va;
 		qp->wr_resid = reth->len;
-		qp->rwqe_off = reth->len;	/* byte_len if with immediate */
+		qp->wr_len = reth->len;		/* byte_len if with immediate */
 	}
 	if (len > qp->wr_resid ||
 	    ((mask & SROCE_MASK_LAST) && len != qp->wr_resid))
@@ -218,7 +218,7 @@ static enum sroce_resp_verdict sroce_resp_write(struct sroce_qp *qp,
 		if (mask & SROCE_MASK_IMMDT)
 			sroce_resp_complete(qp, IB_WC_SUCCESS,
 					    IB_WC_RECV_RDMA_WITH_IMM,
-					    qp->rwqe_off, rx);
+					    qp->wr_len, rx);
 		qp->msn = sroce_psn_add(qp->msn, 1);
 	}
 	return SROCE_RESP_OK;

@@ -1,0 +1,67 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Topology "pair": stock applications between the guests' sroce devices
+# (a serves, b connects): ibv_rc_pingpong at 64 B, 4 KiB and 1 MiB, with
+# polling and with completion events (-e), and perftest's send, write and
+# read bandwidth and latency tests at 64 B, 4 KiB, 64 KiB and 1 MiB.
+# Each run must exit 0 on both sides.
+. "$(dirname "$0")/../lib.sh"
+
+ktap_begin
+sroce_install_module || exit 1
+sroce_setup_net || exit 1
+check "rdma link add" rdma link add sroce0 type sroce netdev eth0
+check "IPv4 GID ready" wait_for 30 bash -c \
+	"ibv_devinfo -v -d sroce0 | grep -q '::ffff:$SROCE_IP, RoCE v2'"
+
+step=0
+# run NAME CMD...: the server runs CMD, the client CMD plus the server's
+# address. The server must be listening before the client starts.
+run() {
+	local name=$1 port rc
+	shift
+	step=$((step + 1))
+	port=$((18600 + step))
+	if [ "$SROCE_ROLE" = a ]; then
+		timeout 300 "$@" -p "$port" > /tmp/app.log 2>&1 &
+		local pid=$!
+		wait_for 60 bash -c "ss -ltn | grep -q ':$port '"
+		sync_peer "start$step"
+		wait "$pid"
+		rc=$?
+	else
+		sync_peer "start$step"
+		timeout 300 "$@" -p "$port" "$SROCE_PEER_IP" > /tmp/app.log 2>&1
+		rc=$?
+	fi
+	if [ $rc -eq 0 ]; then
+		ktap_ok "$name"
+		grep -E '^ *[0-9]+ +[0-9]+ |iters in' /tmp/app.log | head -n 2 |
+			sed 's/^/# /'
+	else
+		ktap_fail "$name (exit $rc)"
+		tail -n 15 /tmp/app.log | sed 's/^/#   /'
+	fi
+	sync_peer "end$step"
+}
+
+for s in 64 4096 1048576; do
+	n=200
+	[ $s -eq 1048576 ] && n=10
+	run "ibv_rc_pingpong -s $s" ibv_rc_pingpong -d sroce0 -g 1 -s $s -n $n
+	run "ibv_rc_pingpong -s $s -e" ibv_rc_pingpong -d sroce0 -g 1 -s $s -n $n -e
+done
+for t in send write read; do
+	for s in 64 4096 65536 1048576; do
+		n=200
+		[ $s -eq 1048576 ] && n=20
+		run "ib_${t}_bw -s $s" ib_${t}_bw -d sroce0 -x 1 -F -s $s -n $n
+		run "ib_${t}_lat -s $s" ib_${t}_lat -d sroce0 -x 1 -F -s $s -n 100
+	done
+done
+diag "counters: $(rdma statistic show link sroce0/1 | tr -s ' ')"
+sync_peer done
+check "rdma link delete" rdma link delete sroce0
+check "rmmod" rmmod rdma_sroce
+ktap_end

@@ -1,0 +1,757 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * rc_verify: end-to-end checks of an RC connection between two hosts,
+ * with stock libibverbs. Run it on both ends:
+ *
+ *   rc_verify -d DEV -g GIDIDX -s            (server, passive)
+ *   rc_verify -d DEV -g GIDIDX -c SERVER_IP  (client, active)
+ *
+ * and both print KTAP. The cases:
+ *
+ *   data     every operation (Send, Send with immediate, RDMA Write,
+ *            Write with immediate, RDMA Read) at every size class from 0
+ *            bytes to 1 MiB, one and several SGEs, inline sends; the data
+ *            is compared byte for byte on the other side; every work
+ *            request must complete exactly once
+ *   burst    64 Writes and 64 Sends in flight at once, then verified
+ *   rnr      a Send with no receive posted ends in RNR_RETRY_EXC_ERR
+ *   retry    a Send to a peer QP in the error state ends in RETRY_EXC_ERR
+ *   access   Write without REMOTE_WRITE, a bad rkey, out of bounds, and a
+ *            Read with a bad rkey each end in REM_ACCESS_ERR, and the
+ *            responder's QP goes to the error state
+ *
+ * The two sides talk over TCP (port 18517) to exchange QP numbers, PSNs,
+ * GIDs and remote keys, and to agree on each step and its outcome.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <getopt.h>
+#include <infiniband/verbs.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#define PORT		18517
+#define BUF_SIZE	(4u << 20)
+#define MAX_MSG		(1u << 20)
+#define POLL_SECONDS	120
+
+struct peer {
+	uint32_t qpn;
+	uint32_t psn;
+	union ibv_gid gid;
+	uint64_t addr;		/* writable, readable region */
+	uint32_t rkey;
+	uint64_t ro_addr;	/* region without REMOTE_WRITE */
+	uint32_t ro_rkey;
+	uint32_t len;
+};
+
+struct ctx {
+	struct ibv_context *ibv;
+	struct ibv_pd *pd;
+	struct ibv_cq *cq;
+	struct ibv_qp *qp;
+	struct ibv_mr *mr;	/* local: LOCAL_WRITE | REMOTE_* */
+	struct ibv_mr *ro_mr;	/* REMOTE_READ only */
+	uint8_t *buf;
+	uint8_t *ro_buf;
+	int gid_index;
+	int sock;
+	bool server;
+	struct peer me, remote;
+};
+
+static int test_no;
+static int failures;
+
+static void ok(bool cond, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void ok(bool cond, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("%sok %d ", cond ? "" : "not ", ++test_no);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	fflush(stdout);
+	if (!cond)
+		failures++;
+}
+
+static void die(const char *what)
+{
+	printf("# fatal: %s: %s\n", what, strerror(errno));
+	printf("Bail out! %s\n", what);
+	exit(1);
+}
+
+/* ---- TCP side channel ---- */
+
+static void xfer(struct ctx *c, void *out, void *in, size_t len)
+{
+	size_t done;
+	ssize_t n;
+
+	for (done = 0; done < len; done += n) {
+		n = write(c->sock, (char *)out + done, len - done);
+		if (n <= 0)
+			die("tcp write");
+	}
+	for (done = 0; done < len; done += n) {
+		n = read(c->sock, (char *)in + done, len - done);
+		if (n <= 0)
+			die("tcp read");
+	}
+}
+
+/* Both sides reach this point; exchange one verdict byte. */
+static uint8_t sync_peer(struct ctx *c, uint8_t mine)
+{
+	uint8_t theirs;
+
+	xfer(c, &mine, &theirs, 1);
+	return theirs;
+}
+
+static void tcp_connect(struct ctx *c, const char *host)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(PORT) };
+	int one = 1, i, s;
+
+	if (c->server) {
+		s = socket(AF_INET, SOCK_STREAM, 0);
+		setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+		sa.sin_addr.s_addr = htonl(INADDR_ANY);
+		if (bind(s, (struct sockaddr *)&sa, sizeof(sa)) || listen(s, 1))
+			die("listen");
+		printf("# listening on %d\n", PORT);
+		fflush(stdout);
+		c->sock = accept(s, NULL, NULL);
+		close(s);
+		if (c->sock < 0)
+			die("accept");
+	} else {
+		if (inet_pton(AF_INET, host, &sa.sin_addr) != 1)
+			die("server address");
+		/* The server may still be starting: a bounded wait. */
+		for (i = 0; i < 600; i++) {
+			c->sock = socket(AF_INET, SOCK_STREAM, 0);
+			if (!connect(c->sock, (struct sockaddr *)&sa, sizeof(sa)))
+				break;
+			close(c->sock);
+			c->sock = -1;
+			usleep(100000);
+		}
+		if (c->sock < 0)
+			die("connect");
+	}
+	setsockopt(c->sock, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+}
+
+/* ---- verbs ---- */
+
+static void open_device(struct ctx *c, const char *name)
+{
+	struct ibv_device **list = ibv_get_device_list(NULL);
+	int i;
+
+	if (!list)
+		die("ibv_get_device_list");
+	for (i = 0; list[i]; i++)
+		if (!strcmp(ibv_get_device_name(list[i]), name))
+			break;
+	if (!list[i]) {
+		errno = ENODEV;
+		die(name);
+	}
+	c->ibv = ibv_open_device(list[i]);
+	ibv_free_device_list(list);
+	if (!c->ibv)
+		die("ibv_open_device");
+	c->pd = ibv_alloc_pd(c->ibv);
+	c->cq = ibv_create_cq(c->ibv, 512, NULL, NULL, 0);
+	c->buf = aligned_alloc(4096, BUF_SIZE);
+	c->ro_buf = aligned_alloc(4096, BUF_SIZE);
+	if (!c->pd || !c->cq || !c->buf || !c->ro_buf)
+		die("resources");
+	c->mr = ibv_reg_mr(c->pd, c->buf, BUF_SIZE,
+			   IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+			   IBV_ACCESS_REMOTE_READ);
+	c->ro_mr = ibv_reg_mr(c->pd, c->ro_buf, BUF_SIZE,
+			      IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ);
+	if (!c->mr || !c->ro_mr)
+		die("ibv_reg_mr");
+	if (ibv_query_gid(c->ibv, 1, c->gid_index, &c->me.gid))
+		die("ibv_query_gid");
+}
+
+struct qp_opts {
+	uint8_t timeout;
+	uint8_t retry_cnt;
+	uint8_t rnr_retry;
+	uint8_t min_rnr_timer;
+};
+
+static const struct qp_opts default_opts = { 14, 7, 7, 12 };
+
+/* A fresh QP for a case, connected to the peer's fresh QP. */
+static void connect_qp(struct ctx *c, const struct qp_opts *o)
+{
+	struct ibv_qp_init_attr init = {
+		.send_cq = c->cq,
+		.recv_cq = c->cq,
+		.cap = { .max_send_wr = 256, .max_recv_wr = 256,
+			 .max_send_sge = 4, .max_recv_sge = 4,
+			 .max_inline_data = 64 },
+		.qp_type = IBV_QPT_RC,
+	};
+	struct ibv_qp_attr a;
+	struct peer me;
+	struct ibv_wc wc;
+
+	if (c->qp)
+		ibv_destroy_qp(c->qp);
+	/* Leftovers of the previous case (flushes) are not ours any more. */
+	while (ibv_poll_cq(c->cq, 1, &wc) > 0)
+		;
+	c->qp = ibv_create_qp(c->pd, &init);
+	if (!c->qp)
+		die("ibv_create_qp");
+
+	c->me.qpn = c->qp->qp_num;
+	c->me.psn = (uint32_t)(rand() & 0xffffff);
+	c->me.addr = (uintptr_t)c->buf;
+	c->me.rkey = c->mr->rkey;
+	c->me.ro_addr = (uintptr_t)c->ro_buf;
+	c->me.ro_rkey = c->ro_mr->rkey;
+	c->me.len = BUF_SIZE;
+	me = c->me;
+	xfer(c, &me, &c->remote, sizeof(me));
+
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_INIT;
+	a.port_num = 1;
+	a.qp_access_flags = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
+	if (ibv_modify_qp(c->qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
+		die("INIT");
+
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTR;
+	a.path_mtu = IBV_MTU_1024;
+	a.dest_qp_num = c->remote.qpn;
+	a.rq_psn = c->remote.psn;
+	a.max_dest_rd_atomic = 16;
+	a.min_rnr_timer = o->min_rnr_timer;
+	a.ah_attr.is_global = 1;
+	a.ah_attr.grh.dgid = c->remote.gid;
+	a.ah_attr.grh.sgid_index = c->gid_index;
+	a.ah_attr.grh.hop_limit = 64;
+	a.ah_attr.port_num = 1;
+	if (ibv_modify_qp(c->qp, &a, IBV_QP_STATE | IBV_QP_AV |
+			  IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+			  IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
+		die("RTR");
+
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTS;
+	a.timeout = o->timeout;
+	a.retry_cnt = o->retry_cnt;
+	a.rnr_retry = o->rnr_retry;
+	a.sq_psn = c->me.psn;
+	a.max_rd_atomic = 16;
+	if (ibv_modify_qp(c->qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
+			  IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
+			  IBV_QP_MAX_QP_RD_ATOMIC))
+		die("RTS");
+	sync_peer(c, 1);
+}
+
+/* Poll until @n completions arrived (or the deadline passed). */
+static int poll_n(struct ctx *c, struct ibv_wc *wc, int n)
+{
+	time_t end = time(NULL) + POLL_SECONDS;
+	int got = 0, r;
+
+	while (got < n && time(NULL) < end) {
+		r = ibv_poll_cq(c->cq, n - got, wc + got);
+		if (r < 0)
+			die("ibv_poll_cq");
+		got += r;
+	}
+	return got;
+}
+
+static uint8_t pattern(uint32_t seed, uint32_t i)
+{
+	uint32_t x = seed * 2654435761u + i * 40503u;
+
+	return (uint8_t)(x ^ (x >> 13) ^ (x >> 24));
+}
+
+static void fill(uint8_t *p, uint32_t len, uint32_t seed)
+{
+	uint32_t i;
+
+	for (i = 0; i < len; i++)
+		p[i] = pattern(seed, i);
+}
+
+static bool check(const uint8_t *p, uint32_t len, uint32_t seed)
+{
+	uint32_t i;
+
+	for (i = 0; i < len; i++)
+		if (p[i] != pattern(seed, i)) {
+			printf("# byte %u: %#x, want %#x\n", i, p[i],
+			       pattern(seed, i));
+			return false;
+		}
+	return true;
+}
+
+/*
+ * Local gather list for a message of @len bytes at the start of the
+ * message area: one SGE, or three pieces with gaps between them.
+ */
+static int make_sges(struct ctx *c, uint8_t *base, uint32_t len, int pieces,
+		     struct ibv_sge *sge)
+{
+	uint32_t off = 0, p;
+	int i;
+
+	if (pieces == 1 || len < 3) {
+		sge[0] = (struct ibv_sge){ (uintptr_t)base, len, c->mr->lkey };
+		return 1;
+	}
+	for (i = 0; i < 3; i++) {
+		p = i < 2 ? len / 3 : len - 2 * (len / 3);
+		/* 4 KiB + 8 bytes of gap between the pieces */
+		sge[i] = (struct ibv_sge){ (uintptr_t)base + off + i * 4104u, p,
+					   c->mr->lkey };
+		off += p;
+	}
+	return 3;
+}
+
+static void fill_sges(struct ibv_sge *sge, int n, uint32_t seed)
+{
+	uint32_t pos = 0, i;
+	int k;
+
+	for (k = 0; k < n; k++)
+		for (i = 0; i < sge[k].length; i++)
+			((uint8_t *)(uintptr_t)sge[k].addr)[i] =
+				pattern(seed, pos++);
+}
+
+static bool gather_check(struct ibv_sge *sge, int n, uint32_t seed)
+{
+	uint32_t pos = 0, i;
+	int k;
+
+	for (k = 0; k < n; k++)
+		for (i = 0; i < sge[k].length; i++, pos++)
+			if (((uint8_t *)(uintptr_t)sge[k].addr)[i] !=
+			    pattern(seed, pos)) {
+				printf("# byte %u differs\n", pos);
+				return false;
+			}
+	return true;
+}
+
+enum op { OP_SEND, OP_SEND_IMM, OP_WRITE, OP_WRITE_IMM, OP_READ, OP_NR };
+static const char *const op_name[] = {
+	"send", "send_imm", "write", "write_imm", "read"
+};
+static const uint32_t sizes[] = {
+	0, 1, 3, 63, 64, 1000, 1023, 1024, 1025, 4096, 65537, 262144, MAX_MSG
+};
+
+/* Receive area on the server: the second MiB of its buffer. */
+#define RECV_OFF	(1u << 20)
+/* Client's local message area: the third MiB (room for SGE gaps). */
+#define LOCAL_OFF	(2u << 20)
+
+static void post_recv(struct ctx *c, uint64_t wr_id, int pieces)
+{
+	struct ibv_recv_wr wr = { .wr_id = wr_id, .num_sge = 1 }, *bad;
+	struct ibv_sge sge[2];
+
+	sge[0] = (struct ibv_sge){ (uintptr_t)c->buf + RECV_OFF, MAX_MSG,
+				   c->mr->lkey };
+	if (pieces > 1) {
+		/* Two pieces: the first is odd-sized, the second the rest. */
+		sge[0].length = 777;
+		sge[1] = (struct ibv_sge){ (uintptr_t)c->buf + RECV_OFF + 777,
+					   MAX_MSG - 777, c->mr->lkey };
+		wr.num_sge = 2;
+	}
+	wr.sg_list = sge;
+	if (ibv_post_recv(c->qp, &wr, &bad))
+		die("ibv_post_recv");
+}
+
+/* One message of @op and @len, verified on the receiving side. */
+static bool data_step(struct ctx *c, enum op op, uint32_t len, int pieces,
+		      bool inl, uint32_t seed)
+{
+	uint32_t imm = 0x1000000u + seed;
+	struct ibv_send_wr wr = {}, *bad;
+	struct ibv_sge sge[3];
+	struct ibv_wc wc[2];
+	bool good = true;
+	uint8_t verdict;
+	int n;
+
+	if (c->server) {
+		if (op == OP_SEND || op == OP_SEND_IMM || op == OP_WRITE_IMM)
+			post_recv(c, seed, pieces);
+		if (op == OP_READ)
+			fill(c->buf, len, seed);
+		memset(c->buf + RECV_OFF, 0xee, MAX_MSG);
+		if (op == OP_WRITE || op == OP_WRITE_IMM)
+			memset(c->buf, 0xee, len + 16);
+		sync_peer(c, 1);
+		if (op == OP_SEND || op == OP_SEND_IMM || op == OP_WRITE_IMM) {
+			n = poll_n(c, wc, 1);
+			good = n == 1 && wc[0].status == IBV_WC_SUCCESS &&
+			       wc[0].wr_id == seed && wc[0].byte_len == len;
+			if (good && op != OP_SEND)
+				good = (wc[0].wc_flags & IBV_WC_WITH_IMM) &&
+				       ntohl(wc[0].imm_data) == imm;
+			if (good)
+				good = wc[0].opcode == (op == OP_WRITE_IMM ?
+					IBV_WC_RECV_RDMA_WITH_IMM : IBV_WC_RECV);
+			if (!good && n == 1)
+				printf("# recv: status %d opcode %d len %u flags %#x\n",
+				       wc[0].status, wc[0].opcode,
+				       wc[0].byte_len, wc[0].wc_flags);
+		}
+		/* Wait for the sender's completion before looking. */
+		sync_peer(c, 1);
+		if (op == OP_SEND || op == OP_SEND_IMM)
+			good = good && check(c->buf + RECV_OFF, len, seed) &&
+			       (len == MAX_MSG || c->buf[RECV_OFF + len] == 0xee);
+		if (op == OP_WRITE || op == OP_WRITE_IMM)
+			good = good && check(c->buf, len, seed) &&
+			       c->buf[len] == 0xee;
+		verdict = sync_peer(c, good);
+		return good && verdict;
+	}
+
+	n = make_sges(c, c->buf + LOCAL_OFF, len, pieces, sge);
+	if (op == OP_READ)
+		memset(c->buf + LOCAL_OFF, 0, len + 3 * 4104);
+	else if (!inl)
+		fill_sges(sge, n, seed);
+	else
+		fill(c->buf + LOCAL_OFF, len, seed);
+	wr.wr_id = seed;
+	wr.sg_list = sge;
+	wr.num_sge = len ? n : 0;
+	wr.send_flags = IBV_SEND_SIGNALED | (inl ? IBV_SEND_INLINE : 0);
+	wr.imm_data = htonl(imm);
+	wr.opcode = op == OP_SEND ? IBV_WR_SEND :
+		    op == OP_SEND_IMM ? IBV_WR_SEND_WITH_IMM :
+		    op == OP_WRITE ? IBV_WR_RDMA_WRITE :
+		    op == OP_WRITE_IMM ? IBV_WR_RDMA_WRITE_WITH_IMM :
+		    IBV_WR_RDMA_READ;
+	wr.wr.rdma.remote_addr = c->remote.addr;
+	wr.wr.rdma.rkey = c->remote.rkey;
+	sync_peer(c, 1);
+	if (ibv_post_send(c->qp, &wr, &bad))
+		die("ibv_post_send");
+	n = poll_n(c, wc, 1);
+	good = n == 1 && wc[0].status == IBV_WC_SUCCESS && wc[0].wr_id == seed;
+	if (!good && n == 1)
+		printf("# send: status %s\n", ibv_wc_status_str(wc[0].status));
+	if (!good && n == 0)
+		printf("# send: no completion\n");
+	/* Exactly once: nothing else may show up. */
+	if (good && ibv_poll_cq(c->cq, 1, &wc[1]) != 0) {
+		printf("# an extra completion\n");
+		good = false;
+	}
+	if (good && op == OP_READ)
+		good = gather_check(sge, make_sges(c, c->buf + LOCAL_OFF, len,
+						   pieces, sge), seed);
+	sync_peer(c, 1);
+	verdict = sync_peer(c, good);
+	return good && verdict;
+}
+
+static void case_data(struct ctx *c)
+{
+	uint32_t seed = 1;
+	unsigned int s;
+	int op, pieces, all = 0, bad = 0;
+
+	connect_qp(c, &default_opts);
+	for (op = 0; op < OP_NR; op++)
+		for (s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++)
+			for (pieces = 1; pieces <= 3; pieces += 2) {
+				bool inl = op <= OP_SEND_IMM && pieces == 1 &&
+					   sizes[s] <= 64 && sizes[s] % 2;
+
+				all++;
+				if (!data_step(c, op, sizes[s], pieces, inl,
+					       seed++)) {
+					bad++;
+					printf("# %s %u bytes, %d SGEs%s: FAILED\n",
+					       op_name[op], sizes[s], pieces,
+					       inl ? ", inline" : "");
+				}
+			}
+	ok(bad == 0, "data: %d messages, every op and size, compared", all);
+}
+
+/* Many requests in flight: each completes exactly once, data intact. */
+static void case_burst(struct ctx *c, bool sends)
+{
+	const int n = 64, len = 5000;
+	struct ibv_wc wc[64];
+	bool seen[64] = {};
+	bool good = true;
+	int i, got;
+
+	if (c->server) {
+		if (sends)
+			for (i = 0; i < n; i++) {
+				struct ibv_recv_wr wr = { .wr_id = i, .num_sge = 1 }, *bad;
+				struct ibv_sge sge = { (uintptr_t)c->buf + i * 8192u,
+						       8192, c->mr->lkey };
+
+				wr.sg_list = &sge;
+				if (ibv_post_recv(c->qp, &wr, &bad))
+					die("ibv_post_recv");
+			}
+		memset(c->buf, 0, n * 8192u);
+		sync_peer(c, 1);
+		if (sends) {
+			got = poll_n(c, wc, n);
+			good = got == n;
+			for (i = 0; i < got; i++) {
+				good = good && wc[i].status == IBV_WC_SUCCESS &&
+				       wc[i].wr_id < (uint64_t)n &&
+				       !seen[wc[i].wr_id] &&
+				       wc[i].byte_len == (uint32_t)len;
+				if (wc[i].wr_id < (uint64_t)n)
+					seen[wc[i].wr_id] = true;
+			}
+		}
+		sync_peer(c, 1);
+		/* Sends land in posting order, i.e. message i in buffer i. */
+		for (i = 0; i < n && good; i++)
+			good = check(c->buf + i * 8192u, len, 5000 + i);
+		ok(sync_peer(c, good) && good, "burst of %d %s in flight",
+		   n, sends ? "sends" : "writes");
+		return;
+	}
+
+	sync_peer(c, 1);
+	for (i = 0; i < n; i++) {
+		struct ibv_send_wr wr = {}, *bad;
+		struct ibv_sge sge = { (uintptr_t)c->buf + LOCAL_OFF + i * 8192u,
+				       len, c->mr->lkey };
+
+		fill(c->buf + LOCAL_OFF + i * 8192u, len, 5000 + i);
+		wr.wr_id = i;
+		wr.sg_list = &sge;
+		wr.num_sge = 1;
+		wr.send_flags = IBV_SEND_SIGNALED;
+		wr.opcode = sends ? IBV_WR_SEND : IBV_WR_RDMA_WRITE;
+		wr.wr.rdma.remote_addr = c->remote.addr + i * 8192u;
+		wr.wr.rdma.rkey = c->remote.rkey;
+		if (ibv_post_send(c->qp, &wr, &bad))
+			die("ibv_post_send");
+	}
+	got = poll_n(c, wc, n);
+	good = got == n;
+	for (i = 0; i < got; i++) {
+		good = good && wc[i].status == IBV_WC_SUCCESS &&
+		       wc[i].wr_id == (uint64_t)i;	/* in order, once */
+		if (wc[i].status != IBV_WC_SUCCESS)
+			printf("# wr %d: %s\n", i,
+			       ibv_wc_status_str(wc[i].status));
+	}
+	if (ibv_poll_cq(c->cq, 1, wc) != 0)
+		good = false;
+	sync_peer(c, 1);
+	ok(sync_peer(c, good) && good, "burst of %d %s in flight", n,
+	   sends ? "sends" : "writes");
+}
+
+/* The client's one request must fail with @want. */
+static void expect_error(struct ctx *c, const char *name,
+			 enum ibv_wr_opcode opcode, uint64_t raddr,
+			 uint32_t rkey, uint32_t len, enum ibv_wc_status want)
+{
+	struct ibv_send_wr wr = {}, *bad;
+	struct ibv_sge sge = { (uintptr_t)c->buf + LOCAL_OFF, len,
+			       c->mr->lkey };
+	struct ibv_wc wc;
+	bool good;
+
+	fill(c->buf + LOCAL_OFF, len, 77);
+	wr.wr_id = 4242;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.opcode = opcode;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.wr.rdma.remote_addr = raddr;
+	wr.wr.rdma.rkey = rkey;
+	if (ibv_post_send(c->qp, &wr, &bad))
+		die("ibv_post_send");
+	good = poll_n(c, &wc, 1) == 1 && wc.wr_id == 4242 && wc.status == want;
+	if (!good)
+		printf("# %s: got %s\n", name, ibv_wc_status_str(wc.status));
+	sync_peer(c, 1);
+	ok(sync_peer(c, good) && good, "%s ends in %s", name,
+	   ibv_wc_status_str(want));
+}
+
+/* Server side of an access case: the QP must end in the error state. */
+static void responder_errs(struct ctx *c, const char *name)
+{
+	struct ibv_qp_init_attr init;
+	struct ibv_qp_attr a;
+	bool good;
+
+	sync_peer(c, 1);
+	good = !ibv_query_qp(c->qp, &a, IBV_QP_STATE, &init) &&
+	       a.qp_state == IBV_QPS_ERR;
+	/* The read-only region was not written. */
+	good = good && c->ro_buf[0] == 0x5a && c->ro_buf[BUF_SIZE - 1] == 0x5a;
+	if (!good)
+		printf("# responder state %d\n", a.qp_state);
+	ok(sync_peer(c, good) && good, "%s: responder QP in error, memory intact",
+	   name);
+}
+
+static void case_access(struct ctx *c)
+{
+	struct {
+		const char *name;
+		enum ibv_wr_opcode op;
+		int kind;	/* 0 no write access, 1 bad rkey, 2 out of bounds */
+	} cases[] = {
+		{ "write without REMOTE_WRITE", IBV_WR_RDMA_WRITE, 0 },
+		{ "write with a bad rkey", IBV_WR_RDMA_WRITE, 1 },
+		{ "write out of bounds", IBV_WR_RDMA_WRITE, 2 },
+		{ "read with a bad rkey", IBV_WR_RDMA_READ, 1 },
+		{ "read out of bounds", IBV_WR_RDMA_READ, 2 },
+	};
+	unsigned int i;
+
+	memset(c->ro_buf, 0x5a, BUF_SIZE);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		uint64_t addr;
+		uint32_t rkey;
+
+		connect_qp(c, &default_opts);
+		if (c->server) {
+			responder_errs(c, cases[i].name);
+			continue;
+		}
+		addr = cases[i].kind == 0 ? c->remote.ro_addr : c->remote.addr;
+		rkey = cases[i].kind == 0 ? c->remote.ro_rkey : c->remote.rkey;
+		if (cases[i].kind == 1)
+			rkey ^= 0x5500;
+		if (cases[i].kind == 2)
+			addr += c->remote.len - 10;
+		expect_error(c, cases[i].name, cases[i].op, addr, rkey, 100,
+			     IBV_WC_REM_ACCESS_ERR);
+	}
+}
+
+static void case_rnr(struct ctx *c)
+{
+	const struct qp_opts o = { 14, 7, 1, 1 };
+
+	connect_qp(c, &o);
+	if (c->server) {	/* posts no receive */
+		sync_peer(c, 1);
+		ok(sync_peer(c, 1), "rnr: peer saw its error");
+		return;
+	}
+	expect_error(c, "send with no receive posted (rnr_retry 1)",
+		     IBV_WR_SEND, 0, 0, 100, IBV_WC_RNR_RETRY_EXC_ERR);
+}
+
+static void case_retry(struct ctx *c)
+{
+	const struct qp_opts o = { 8, 2, 7, 12 };	/* ~1 ms timeout */
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_ERR };
+
+	connect_qp(c, &o);
+	if (c->server) {
+		if (ibv_modify_qp(c->qp, &a, IBV_QP_STATE))
+			die("to ERR");
+		sync_peer(c, 1);
+		sync_peer(c, 1);
+		ok(sync_peer(c, 1), "retry: peer saw its error");
+		return;
+	}
+	sync_peer(c, 1);
+	expect_error(c, "send to a dead peer QP (retry_cnt 2)", IBV_WR_SEND,
+		     0, 0, 100, IBV_WC_RETRY_EXC_ERR);
+}
+
+int main(int argc, char **argv)
+{
+	const char *dev = "sroce0", *host = NULL, *cases = "data,burst,rnr,retry,access";
+	struct ctx c = { .gid_index = 1, .sock = -1 };
+	int opt;
+
+	while ((opt = getopt(argc, argv, "d:g:sc:t:")) != -1) {
+		switch (opt) {
+		case 'd': dev = optarg; break;
+		case 'g': c.gid_index = atoi(optarg); break;
+		case 's': c.server = true; break;
+		case 'c': host = optarg; break;
+		case 't': cases = optarg; break;
+		default:
+			fprintf(stderr, "usage: %s -d DEV -g GID (-s | -c IP) [-t cases]\n",
+				argv[0]);
+			return 2;
+		}
+	}
+	if (!c.server && !host)
+		return 2;
+	srand(getpid());
+	printf("KTAP version 1\n");
+	open_device(&c, dev);
+	tcp_connect(&c, host);
+
+	if (strstr(cases, "data"))
+		case_data(&c);
+	if (strstr(cases, "burst")) {
+		connect_qp(&c, &default_opts);
+		case_burst(&c, false);
+		case_burst(&c, true);
+	}
+	if (strstr(cases, "rnr"))
+		case_rnr(&c);
+	if (strstr(cases, "retry"))
+		case_retry(&c);
+	if (strstr(cases, "access"))
+		case_access(&c);
+
+	printf("1..%d\n", test_no);
+	printf("# totals: pass:%d fail:%d\n", test_no - failures, failures);
+	return failures ? 1 : 0;
+}

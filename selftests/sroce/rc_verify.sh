@@ -1,0 +1,46 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Topology "pair": rc_verify between the two guests' sroce devices (a
+# serves, b drives): every operation and size class compared byte for
+# byte, bursts, and the RNR, retry-exceeded and remote-access error cases.
+# With SROCE_NETEM set (e.g. "loss 2% duplicate 1% delay 1ms reorder 25%")
+# both NICs impair the wire first and only the data cases run.
+. "$(dirname "$0")/../lib.sh"
+
+ktap_begin
+sroce_install_module || exit 1
+sroce_setup_net || exit 1
+check "rdma link add" rdma link add sroce0 type sroce netdev eth0
+check "IPv4 GID ready" wait_for 30 bash -c \
+	"ibv_devinfo -v -d sroce0 | grep -q '::ffff:$SROCE_IP, RoCE v2'"
+cases=data,burst,rnr,retry,access
+if [ -n "${SROCE_NETEM:-}" ]; then
+	modprobe sch_netem
+	# shellcheck disable=SC2086
+	check "netem on eth0: $SROCE_NETEM" \
+		tc qdisc add dev eth0 root netem $SROCE_NETEM
+	cases=data,burst
+fi
+sync_peer ready
+
+prog=$SROCE_SRC/selftests/sroce/rc_verify
+if [ "$SROCE_ROLE" = a ]; then
+	"$prog" -d sroce0 -g 1 -s -t "$cases" > /tmp/verify.log 2>&1
+else
+	"$prog" -d sroce0 -g 1 -c "$SROCE_PEER_IP" -t "$cases" > /tmp/verify.log 2>&1
+fi
+rc=$?
+while IFS= read -r l; do
+	case "$l" in
+	"ok "*) ktap_ok "rc_verify: ${l#ok [0-9]* }" ;;
+	*) ktap_fail "rc_verify: ${l#not ok [0-9]* }" ;;
+	esac
+done < <(grep -E '^(not )?ok ' /tmp/verify.log)
+grep '^#' /tmp/verify.log | head -n 40
+check "rc_verify exit status" test "$rc" -eq 0
+diag "counters: $(rdma statistic show link sroce0/1 | tr -s ' ')"
+sync_peer done
+check "rdma link delete" rdma link delete sroce0
+check "rmmod" rmmod rdma_sroce
+ktap_end
