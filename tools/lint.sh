@@ -54,11 +54,12 @@ checkpatch_tree() {
 do_checkpatch() {
 	echo "lint: checkpatch --strict"
 	checkpatch_tree || { echo "no linux-source-6.1 (make deps)"; return 1; }
-	# Kernel code only: drivers/ and include/ (tools/ is userspace).
+	# Kernel code only: drivers/, include/ and the test module.
 	# MACRO_ARG_REUSE: the opcode table's layout macros only ever see
 	# constants. The rest is the kernel's own rules, unchanged.
 	local out
 	out=$(git ls-files -co --exclude-standard -- 'drivers/*.[ch]' \
+		'selftests/kmod/*.c' \
 		'include/*.h' |
 		xargs "$KS/scripts/checkpatch.pl" --strict --no-tree --terse \
 			--ignore MACRO_ARG_REUSE -f |

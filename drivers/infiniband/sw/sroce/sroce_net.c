@@ -17,6 +17,7 @@
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+#include <linux/inetdevice.h>
 #include <linux/ip.h>
 #include <linux/skbuff.h>
 #include <linux/udp.h>
@@ -157,6 +158,30 @@ void sroce_xmit(struct sroce_qp *qp, struct sk_buff_head *list)
 	local_bh_enable();
 }
 
+/*
+ * The RDMA device (referenced) a packet is for. Packets a host sends to
+ * one of its own addresses (two QPs of one device, or two devices of one
+ * host) come back through the loopback device: they belong to the netdev
+ * that owns the destination address.
+ */
+static struct ib_device *sroce_rx_device(struct sk_buff *skb)
+{
+	struct net_device *ndev = skb->dev;
+	struct ib_device *ibdev;
+
+	rcu_read_lock();
+	if (ndev->flags & IFF_LOOPBACK) {
+		struct net_device *owner;
+
+		owner = __ip_dev_find(&init_net, ip_hdr(skb)->daddr, false);
+		if (owner)
+			ndev = owner;
+	}
+	ibdev = ib_device_get_by_netdev(ndev, RDMA_DRIVER_RXE);
+	rcu_read_unlock();
+	return ibdev;
+}
+
 /* Is @ibdev one of ours (rdma_rxe reports the same driver_id)? */
 static bool sroce_owns(struct ib_device *ibdev)
 {
@@ -182,7 +207,7 @@ static int sroce_udp_rcv(struct sock *sk, struct sk_buff *skb)
 	if (len < sizeof(struct udphdr) ||
 	    skb_transport_header(skb) + len > skb_tail_pointer(skb))
 		goto drop;
-	ibdev = ib_device_get_by_netdev(skb->dev, RDMA_DRIVER_RXE);
+	ibdev = sroce_rx_device(skb);
 	if (!ibdev)
 		goto drop;
 	if (!sroce_owns(ibdev)) {

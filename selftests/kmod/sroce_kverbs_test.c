@@ -1,0 +1,311 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Kernel-verbs test: what an in-kernel ULP does with an sroce device.
+ *
+ * At load it takes the device named by "dev", creates a PD (with the
+ * unsafe global rkey, so kernel memory is remotely addressable), a CQ and
+ * two RC QPs connected to each other through the device's own IPv4 GID,
+ * and moves data with ib_post_send()/ib_post_recv(): Send, Send with
+ * immediate, RDMA Write and RDMA Read, a post from a context with
+ * interrupts disabled, and a flush by ib_drain_qp(). Buffers are kmalloc()
+ * memory addressed by kernel virtual address, as virtual DMA devices
+ * expect. It prints KTAP lines prefixed "sroce_kverbs_test:" and fails to
+ * load (-EIO) if any check failed, so "insmod" itself reports the result.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/delay.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <rdma/ib_cache.h>
+#include <rdma/ib_verbs.h>
+
+static char *dev = "sroce0";
+module_param(dev, charp, 0444);
+MODULE_PARM_DESC(dev, "RDMA device to test");
+
+#define BUF_LEN		(256 * 1024)
+
+struct kt {
+	struct ib_device *ibdev;
+	struct ib_pd *pd;
+	struct ib_cq *cq;
+	struct ib_qp *qp[2];
+	u8 *buf[2];
+	int gid_index;
+	union ib_gid gid;
+	int n, failed;
+};
+
+static void kt_ok(struct kt *t, bool cond, const char *what)
+{
+	t->n++;
+	if (!cond)
+		t->failed++;
+	pr_info("%sok %d %s\n", cond ? "" : "not ", t->n, what);
+}
+
+static int kt_find_gid(struct kt *t)
+{
+	int i;
+
+	for (i = 0; i < 16; i++) {
+		if (rdma_query_gid(t->ibdev, 1, i, &t->gid))
+			continue;
+		if (ipv6_addr_v4mapped((struct in6_addr *)t->gid.raw)) {
+			t->gid_index = i;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+static int kt_connect(struct kt *t, int me, int peer)
+{
+	struct ib_qp_attr a = {};
+	int err;
+
+	a.qp_state = IB_QPS_INIT;
+	a.port_num = 1;
+	a.qp_access_flags = IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_READ |
+			    IB_ACCESS_LOCAL_WRITE;
+	err = ib_modify_qp(t->qp[me], &a, IB_QP_STATE | IB_QP_PKEY_INDEX |
+			   IB_QP_PORT | IB_QP_ACCESS_FLAGS);
+	if (err)
+		return err;
+
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IB_QPS_RTR;
+	a.path_mtu = IB_MTU_1024;
+	a.dest_qp_num = t->qp[peer]->qp_num;
+	a.rq_psn = 100 * (peer + 1);
+	a.max_dest_rd_atomic = 4;
+	a.min_rnr_timer = 12;
+	a.ah_attr.type = RDMA_AH_ATTR_TYPE_ROCE;
+	rdma_ah_set_port_num(&a.ah_attr, 1);
+	rdma_ah_set_grh(&a.ah_attr, &t->gid, 0, t->gid_index, 64, 0);
+	err = ib_modify_qp(t->qp[me], &a, IB_QP_STATE | IB_QP_AV |
+			   IB_QP_PATH_MTU | IB_QP_DEST_QPN | IB_QP_RQ_PSN |
+			   IB_QP_MAX_DEST_RD_ATOMIC | IB_QP_MIN_RNR_TIMER);
+	if (err)
+		return err;
+
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IB_QPS_RTS;
+	a.timeout = 14;
+	a.retry_cnt = 7;
+	a.rnr_retry = 7;
+	a.sq_psn = 100 * (me + 1);
+	a.max_rd_atomic = 4;
+	return ib_modify_qp(t->qp[me], &a, IB_QP_STATE | IB_QP_TIMEOUT |
+			    IB_QP_RETRY_CNT | IB_QP_RNR_RETRY | IB_QP_SQ_PSN |
+			    IB_QP_MAX_QP_RD_ATOMIC);
+}
+
+/* Poll up to 10 s for @n completions, all successful. */
+static bool kt_poll(struct kt *t, int n, struct ib_wc *wc)
+{
+	unsigned long end = jiffies + 10 * HZ;
+	int got = 0;
+
+	while (got < n && time_before(jiffies, end)) {
+		int r = ib_poll_cq(t->cq, n - got, wc + got);
+
+		if (r < 0)
+			return false;
+		got += r;
+		if (!r)
+			usleep_range(500, 1000);
+	}
+	if (got != n)
+		pr_info("# %d of %d completions\n", got, n);
+	while (got--)
+		if (wc[got].status != IB_WC_SUCCESS) {
+			pr_info("# completion status %d\n", wc[got].status);
+			return false;
+		}
+	return true;
+}
+
+static struct ib_sge kt_sge(struct kt *t, int i, u32 off, u32 len)
+{
+	return (struct ib_sge){
+		.addr = (u64)(uintptr_t)(t->buf[i] + off),
+		.length = len,
+		.lkey = t->pd->local_dma_lkey,
+	};
+}
+
+static void kt_fill(u8 *p, u32 len, u8 seed)
+{
+	u32 i;
+
+	for (i = 0; i < len; i++)
+		p[i] = (u8)(i * 7 + seed);
+}
+
+static void kt_send_recv(struct kt *t, bool imm)
+{
+	const u32 len = 100000;
+	struct ib_sge rs = kt_sge(t, 1, 0, BUF_LEN), ss = kt_sge(t, 0, 0, len);
+	struct ib_recv_wr rwr = { .wr_id = 1, .sg_list = &rs, .num_sge = 1 };
+	struct ib_send_wr swr = {
+		.wr_id = 2, .sg_list = &ss, .num_sge = 1,
+		.opcode = imm ? IB_WR_SEND_WITH_IMM : IB_WR_SEND,
+		.send_flags = IB_SEND_SIGNALED,
+		.ex.imm_data = cpu_to_be32(0xabcd),
+	};
+	struct ib_wc wc[2] = {};
+	bool good;
+
+	kt_fill(t->buf[0], len, 3);
+	memset(t->buf[1], 0, BUF_LEN);
+	good = !ib_post_recv(t->qp[1], &rwr, NULL) &&
+	       !ib_post_send(t->qp[0], &swr, NULL) && kt_poll(t, 2, wc);
+	good = good && !memcmp(t->buf[0], t->buf[1], len) && !t->buf[1][len];
+	if (good) {
+		struct ib_wc *r = wc[0].wr_id == 1 ? &wc[0] : &wc[1];
+
+		good = r->byte_len == len && r->opcode == IB_WC_RECV &&
+		       (!imm || ((r->wc_flags & IB_WC_WITH_IMM) &&
+				 be32_to_cpu(r->ex.imm_data) == 0xabcd));
+	}
+	kt_ok(t, good, imm ? "send with immediate, 100000 bytes, compared" :
+			     "send, 100000 bytes, compared");
+}
+
+static void kt_rdma(struct kt *t, bool read)
+{
+	const u32 len = 200000;
+	struct ib_sge sge = kt_sge(t, 0, 0, len);
+	struct ib_rdma_wr wr = {
+		.wr = { .wr_id = 3, .sg_list = &sge, .num_sge = 1,
+			.opcode = read ? IB_WR_RDMA_READ : IB_WR_RDMA_WRITE,
+			.send_flags = IB_SEND_SIGNALED },
+		.remote_addr = (u64)(uintptr_t)t->buf[1],
+		.rkey = t->pd->unsafe_global_rkey,
+	};
+	struct ib_wc wc;
+	bool good;
+
+	if (read) {
+		kt_fill(t->buf[1], len, 9);
+		memset(t->buf[0], 0, len);
+	} else {
+		kt_fill(t->buf[0], len, 5);
+		memset(t->buf[1], 0, len);
+	}
+	good = !ib_post_send(t->qp[0], &wr.wr, NULL) && kt_poll(t, 1, &wc) &&
+	       !memcmp(t->buf[0], t->buf[1], len);
+	kt_ok(t, good, read ? "rdma read, 200000 bytes, compared" :
+			      "rdma write, 200000 bytes, compared");
+}
+
+/* ULPs post from completion handlers and under spinlocks. */
+static void kt_post_irqs_off(struct kt *t)
+{
+	struct ib_sge sge = kt_sge(t, 0, 0, 4096);
+	struct ib_rdma_wr wr = {
+		.wr = { .wr_id = 4, .sg_list = &sge, .num_sge = 1,
+			.opcode = IB_WR_RDMA_WRITE,
+			.send_flags = IB_SEND_SIGNALED },
+		.remote_addr = (u64)(uintptr_t)t->buf[1],
+		.rkey = t->pd->unsafe_global_rkey,
+	};
+	unsigned long flags;
+	struct ib_wc wc;
+	int err;
+
+	kt_fill(t->buf[0], 4096, 11);
+	memset(t->buf[1], 0, 4096);
+	local_irq_save(flags);
+	err = ib_post_send(t->qp[0], &wr.wr, NULL);
+	local_irq_restore(flags);
+	kt_ok(t, !err && kt_poll(t, 1, &wc) &&
+	      !memcmp(t->buf[0], t->buf[1], 4096),
+	      "post with interrupts disabled completes");
+}
+
+static void kt_cleanup(struct kt *t)
+{
+	int i;
+
+	for (i = 0; i < 2; i++)
+		if (!IS_ERR_OR_NULL(t->qp[i]))
+			ib_destroy_qp(t->qp[i]);
+	if (!IS_ERR_OR_NULL(t->cq))
+		ib_free_cq(t->cq);
+	if (!IS_ERR_OR_NULL(t->pd))
+		ib_dealloc_pd(t->pd);
+	kfree(t->buf[0]);
+	kfree(t->buf[1]);
+	ib_device_put(t->ibdev);
+}
+
+static int __init kt_init(void)
+{
+	struct ib_qp_init_attr qpa = {
+		.cap = { .max_send_wr = 16, .max_recv_wr = 16,
+			 .max_send_sge = 2, .max_recv_sge = 2 },
+		.sq_sig_type = IB_SIGNAL_REQ_WR,
+		.qp_type = IB_QPT_RC,
+	};
+	struct kt t = {};
+	struct ib_wc wc[1];
+	int i, err = 0;
+
+	pr_info("KTAP version 1\n");
+	t.ibdev = ib_device_get_by_name(dev, RDMA_DRIVER_UNKNOWN);
+	if (!t.ibdev) {
+		pr_info("Bail out! no device %s\n", dev);
+		return -ENODEV;
+	}
+	t.pd = ib_alloc_pd(t.ibdev, IB_PD_UNSAFE_GLOBAL_RKEY);
+	/* Polled here; IB_POLL_DIRECT also lets ib_drain_qp() poll it. */
+	t.cq = ib_alloc_cq(t.ibdev, NULL, 64, 0, IB_POLL_DIRECT);
+	t.buf[0] = kzalloc(BUF_LEN, GFP_KERNEL);
+	t.buf[1] = kzalloc(BUF_LEN, GFP_KERNEL);
+	kt_ok(&t, !IS_ERR(t.pd) && !IS_ERR(t.cq) && t.buf[0] && t.buf[1],
+	      "pd, cq, buffers");
+	if (t.failed)
+		goto out;
+	qpa.send_cq = t.cq;
+	qpa.recv_cq = t.cq;
+	for (i = 0; i < 2; i++)
+		t.qp[i] = ib_create_qp(t.pd, &qpa);
+	kt_ok(&t, !IS_ERR(t.qp[0]) && !IS_ERR(t.qp[1]), "two RC QPs");
+	kt_ok(&t, !kt_find_gid(&t), "an IPv4 GID");
+	if (t.failed)
+		goto out;
+	err = kt_connect(&t, 0, 1) ?: kt_connect(&t, 1, 0);
+	kt_ok(&t, !err, "QPs connected to each other (INIT, RTR, RTS)");
+	if (err)
+		goto out;
+
+	kt_send_recv(&t, false);
+	kt_send_recv(&t, true);
+	kt_rdma(&t, false);
+	kt_rdma(&t, true);
+	kt_post_irqs_off(&t);
+	/*
+	 * ib_drain_qp: to the error state, flush, wait for the markers'
+	 * flush completions (it would hang without them). All our own
+	 * completions are polled by now, so the CQ holds only markers.
+	 */
+	ib_drain_qp(t.qp[0]);
+	kt_ok(&t, ib_poll_cq(t.cq, 1, wc) == 0,
+	      "ib_drain_qp returned, nothing left in the CQ");
+out:
+	pr_info("1..%d\n", t.n);
+	kt_cleanup(&t);
+	return t.failed ? -EIO : 0;
+}
+
+static void __exit kt_exit(void)
+{
+}
+
+module_init(kt_init);
+module_exit(kt_exit);
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("sroce kernel verbs selftest");

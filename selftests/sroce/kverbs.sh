@@ -1,0 +1,32 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Kernel callers: selftests/kmod/sroce_kverbs_test.ko acts as an in-kernel
+# ULP on an sroce device (two RC QPs of one device connected through its
+# own address, so packets loop back through the host's stack): Send,
+# Send with immediate, RDMA Write and Read through ib_post_send and
+# ib_post_recv, a post with interrupts disabled, ib_drain_qp.
+. "$(dirname "$0")/../lib.sh"
+
+ktap_begin
+sroce_install_module || exit 1
+sroce_setup_net || exit 1
+check "rdma link add" rdma link add sroce0 type sroce netdev eth0
+check "IPv4 GID ready" wait_for 30 bash -c \
+	"ibv_devinfo -v -d sroce0 | grep -q '::ffff:$SROCE_IP, RoCE v2'"
+dmesg -C
+insmod "$SROCE_SRC/selftests/kmod/sroce_kverbs_test.ko" dev=sroce0
+rc=$?
+while IFS= read -r l; do
+	case "$l" in
+	"ok "*) ktap_ok "kverbs: ${l#ok [0-9]* }" ;;
+	"not ok "*) ktap_fail "kverbs: ${l#not ok [0-9]* }" ;;
+	"# "*) echo "$l" ;;
+	esac
+done < <(dmesg | sed -n 's/.*sroce_kverbs_test: //p')
+check "test module loaded (all its checks passed)" test "$rc" -eq 0
+[ "$rc" -eq 0 ] && rmmod sroce_kverbs_test
+diag "counters: $(rdma statistic show link sroce0/1 | tr -s ' ')"
+check "rdma link delete" rdma link delete sroce0
+check "rmmod" rmmod rdma_sroce
+ktap_end
