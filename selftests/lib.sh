@@ -93,7 +93,7 @@ sroce_setup_net() {
 	[ -n "$nic" ] || { echo "no NIC with MAC $SROCE_MAC"; return 1; }
 	[ "$nic" = eth0 ] || ip link set "$nic" name eth0
 	ip link set eth0 up
-	ip addr add "$SROCE_IP/24" dev eth0
+	ip addr replace "$SROCE_IP/24" dev eth0
 }
 
 # wait_for SECONDS CMD...: poll CMD every 0.1 s until it succeeds. For
@@ -135,7 +135,9 @@ sync_peer() {
 	local peer=b
 
 	[ "$SROCE_ROLE" = b ] && peer=a
-	touch "$SROCE_SYNC/$SROCE_ROLE.$1"
-	wait_for "${2:-300}" test -e "$SROCE_SYNC/$peer.$1" ||
+	# SROCE_SYNC_TAG keeps the points of one run of a test apart from
+	# those of another run in the same pair of guests.
+	touch "$SROCE_SYNC/$SROCE_ROLE.${SROCE_SYNC_TAG:-}$1"
+	wait_for "${2:-300}" test -e "$SROCE_SYNC/$peer.${SROCE_SYNC_TAG:-}$1" ||
 		{ echo "# peer never reached $1"; return 1; }
 }

@@ -6,6 +6,7 @@
  *   rc_verify -d DEV -g GIDIDX -s            (server, passive)
  *   rc_verify -d DEV -g GIDIDX -c SERVER_IP  (client, active)
  *
+ * (-t CASES picks cases, -m MTU the path MTU, default 1024)
  * and both print KTAP. The cases:
  *
  *   data     every operation (Send, Send with immediate, RDMA Write,
@@ -72,6 +73,7 @@ struct ctx {
 };
 
 static int test_no;
+static enum ibv_mtu path_mtu = IBV_MTU_1024;
 static int failures;
 
 static void ok(bool cond, const char *fmt, ...)
@@ -251,7 +253,7 @@ static void connect_qp(struct ctx *c, const struct qp_opts *o)
 
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = IBV_MTU_1024;
+	a.path_mtu = path_mtu;
 	a.dest_qp_num = c->remote.qpn;
 	a.rq_psn = c->remote.psn;
 	a.max_dest_rd_atomic = 16;
@@ -717,15 +719,25 @@ int main(int argc, char **argv)
 	struct ctx c = { .gid_index = 1, .sock = -1 };
 	int opt;
 
-	while ((opt = getopt(argc, argv, "d:g:sc:t:")) != -1) {
+	while ((opt = getopt(argc, argv, "d:g:sc:t:m:")) != -1) {
 		switch (opt) {
 		case 'd': dev = optarg; break;
 		case 'g': c.gid_index = atoi(optarg); break;
 		case 's': c.server = true; break;
 		case 'c': host = optarg; break;
 		case 't': cases = optarg; break;
+		case 'm':
+			switch (atoi(optarg)) {
+			case 256: path_mtu = IBV_MTU_256; break;
+			case 512: path_mtu = IBV_MTU_512; break;
+			case 1024: path_mtu = IBV_MTU_1024; break;
+			case 2048: path_mtu = IBV_MTU_2048; break;
+			case 4096: path_mtu = IBV_MTU_4096; break;
+			default: return 2;
+			}
+			break;
 		default:
-			fprintf(stderr, "usage: %s -d DEV -g GID (-s | -c IP) [-t cases]\n",
+			fprintf(stderr, "usage: %s -d DEV -g GID (-s | -c IP) [-t cases] [-m MTU]\n",
 				argv[0]);
 			return 2;
 		}

@@ -5,7 +5,8 @@
 # serves, b drives): every operation and size class compared byte for
 # byte, bursts, and the RNR, retry-exceeded and remote-access error cases.
 # With SROCE_NETEM set (e.g. "loss 2% duplicate 1% delay 1ms reorder 25%")
-# both NICs impair the wire first and only the data cases run.
+# both NICs impair the wire first and only the data cases run; with
+# SROCE_MTU set (256..4096) the NICs get MTU 9000 and the QPs that path MTU.
 . "$(dirname "$0")/../lib.sh"
 
 ktap_begin
@@ -15,6 +16,15 @@ check "rdma link add" rdma link add sroce0 type sroce netdev eth0
 check "IPv4 GID ready" wait_for 30 bash -c \
 	"ibv_devinfo -v -d sroce0 | grep -q '::ffff:$SROCE_IP, RoCE v2'"
 cases=data,burst,rnr,retry,access
+mtu=1024
+if [ -n "${SROCE_MTU:-}" ]; then
+	# Path MTU 4096 needs room for 4096 bytes of payload plus headers.
+	check "netdev MTU 9000" ip link set eth0 mtu 9000
+	check "active MTU 4096" wait_for 10 bash -c \
+		'[ "$(port_attr sroce0 active_mtu)" = 4096 ]'
+	mtu=$SROCE_MTU
+	cases=data,burst
+fi
 if [ -n "${SROCE_NETEM:-}" ]; then
 	modprobe sch_netem
 	# shellcheck disable=SC2086
@@ -26,9 +36,10 @@ sync_peer ready
 
 prog=$SROCE_SRC/selftests/sroce/rc_verify
 if [ "$SROCE_ROLE" = a ]; then
-	"$prog" -d sroce0 -g 1 -s -t "$cases" > /tmp/verify.log 2>&1
+	"$prog" -d sroce0 -g 1 -m "$mtu" -s -t "$cases" > /tmp/verify.log 2>&1
 else
-	"$prog" -d sroce0 -g 1 -c "$SROCE_PEER_IP" -t "$cases" > /tmp/verify.log 2>&1
+	"$prog" -d sroce0 -g 1 -m "$mtu" -c "$SROCE_PEER_IP" -t "$cases" \
+		> /tmp/verify.log 2>&1
 fi
 rc=$?
 while IFS= read -r l; do

@@ -26,7 +26,7 @@
 /* Recount Read requests in flight: sent, responses not all in. */
 static void sroce_recount_reads(struct sroce_qp *qp)
 {
-	u32 chunk = SROCE_READ_CHUNK * qp->mtu;
+	u32 chunk = sroce_read_chunk(qp->mtu);
 	u32 i;
 
 	qp->rd_inflight = 0;

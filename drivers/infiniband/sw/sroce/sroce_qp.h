@@ -19,7 +19,9 @@
 #define SROCE_QP_H
 
 #include <linux/in6.h>
+#include <linux/minmax.h>
 #include <linux/refcount.h>
+#include <linux/sizes.h>
 #include <linux/skbuff.h>
 #include <linux/timer.h>
 #include <linux/workqueue.h>
@@ -33,8 +35,23 @@
 struct sroce_dev;
 struct sroce_cq;
 
-/* Largest Read request, in packets (sroce_req.c). */
-#define SROCE_READ_CHUNK	32
+/*
+ * The requester's window: how many PSNs may be unacknowledged. About
+ * 64 KiB of packets, so that a burst fits the queues of a receiver that
+ * has no flow control of its own, between 8 and 64 packets.
+ */
+#define SROCE_WINDOW_BYTES	SZ_64K
+
+static inline u32 sroce_window(u32 mtu)
+{
+	return clamp_t(u32, SROCE_WINDOW_BYTES / mtu, 8, 64);
+}
+
+/* Largest Read request in bytes: half a window (sroce_req.c). */
+static inline u32 sroce_read_chunk(u32 mtu)
+{
+	return sroce_window(mtu) / 2 * mtu;
+}
 
 /* A validated, kernel-private copy of one send WQE. */
 struct sroce_swqe {

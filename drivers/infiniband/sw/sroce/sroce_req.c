@@ -23,13 +23,6 @@
 #include "sroce_qp.h"
 
 #define SROCE_SWQE_HDR		offsetof(struct rxe_send_wqe, dma.sge)
-/*
- * Most PSNs in flight; far below the 2^23 the PSN space allows, and small
- * enough that a burst does not overrun a receiver's queues.
- */
-#define SROCE_MAX_INFLIGHT	64
-/* Ask for an ACK at least this often within long messages. */
-#define SROCE_ACKREQ_EVERY	32
 
 static bool sroce_opcode_allowed(u32 opcode)
 {
@@ -226,14 +219,14 @@ static bool sroce_req_one(struct sroce_qp *qp, struct sroce_swqe *w,
 	if (kind == SROCE_WR_READ) {
 		/*
 		 * A large Read goes out as several Read requests of at most
-		 * SROCE_READ_CHUNK packets each, so that its responses come
+		 * half a window each, so that its responses come
 		 * back clocked by our window instead of in one burst. PSNs
 		 * stay contiguous: PSN = first_psn + offset / MTU throughout.
 		 * A re-read after a loss ends at the same chunk boundary as
 		 * the original request, so the responder's resource for
 		 * that request covers it exactly.
 		 */
-		chunk = SROCE_READ_CHUNK * qp->mtu;
+		chunk = sroce_read_chunk(qp->mtu);
 		len = min(w->length - qp->req_off,
 			  chunk - qp->req_off % chunk);
 		h.bth.opcode = sroce_rc_req_opcode(kind, true, true);
@@ -256,8 +249,9 @@ static bool sroce_req_one(struct sroce_qp *qp, struct sroce_swqe *w,
 	last = qp->req_off + len == w->length;
 	h.bth.opcode = sroce_rc_req_opcode(kind, first, last);
 	h.bth.se = last && (w->send_flags & IB_SEND_SOLICITED);
+	/* An ACK twice per window keeps the window open. */
 	h.bth.ackreq = last ||
-		       !(sroce_psn_mask(qp->req_psn) % SROCE_ACKREQ_EVERY);
+		       !(qp->req_psn % (sroce_window(qp->mtu) / 2));
 	if (first && (kind == SROCE_WR_WRITE || kind == SROCE_WR_WRITE_IMM)) {
 		h.reth.va = w->remote_addr;
 		h.reth.rkey = w->rkey;
@@ -305,9 +299,16 @@ bool sroce_req_run(struct sroce_qp *qp, struct sk_buff_head *out, int budget)
 			return false;
 		if (qp->req_idx == qp->fetch_idx) {
 			u32 prod = sroce_queue_producer(&qp->sq);
+			u32 mask = qp->sq.index_mask;
 			enum ib_wc_status st;
 
-			if (qp->fetch_idx == prod)
+			/*
+			 * Only what the producer index says is posted beyond
+			 * the entries we hold: a process moving it backwards
+			 * must not make us wrap onto WQEs still in flight.
+			 */
+			if (((qp->fetch_idx - qp->comp_idx) & mask) >=
+			    ((prod - qp->comp_idx) & mask))
 				return false;
 			st = sroce_req_fetch(qp, qp->fetch_idx);
 			qp->fetch_idx = (qp->fetch_idx + 1) & qp->sq.index_mask;
@@ -321,7 +322,7 @@ bool sroce_req_run(struct sroce_qp *qp, struct sk_buff_head *out, int budget)
 		w = &qp->swqe[qp->req_idx];
 
 		if (sroce_psn_diff(qp->req_psn, qp->acked_psn) >
-		    SROCE_MAX_INFLIGHT)
+		    sroce_window(qp->mtu))
 			return false;
 		if (w->opcode == IB_WR_RDMA_READ &&
 		    qp->rd_inflight >= max_t(u32, qp->max_rd_atomic, 1))
