@@ -20,17 +20,25 @@
  *   access   Write without REMOTE_WRITE, a bad rkey, out of bounds, and a
  *            Read with a bad rkey each end in REM_ACCESS_ERR, and the
  *            responder's QP goes to the error state
+ *   qp       transitions missing a required attribute are refused;
+ *            ibv_query_qp returns what was set
+ *   mr       Writes and Reads from an MR at an odd address and length
+ *   cq       solicited-only arming: an event for a solicited Send and
+ *            none for an unsolicited one; ibv_resize_cq with a completion
+ *            pending keeps it
  *
  * The two sides talk over TCP (port 18517) to exchange QP numbers, PSNs,
  * GIDs and remote keys, and to agree on each step and its outcome.
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <infiniband/verbs.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -210,6 +218,9 @@ struct qp_opts {
 static const struct qp_opts default_opts = { 14, 7, 7, 12 };
 
 /* A fresh QP for a case, connected to the peer's fresh QP. */
+static void connect_qp_with(struct ctx *c, const struct qp_opts *o,
+			    struct ibv_qp_init_attr *init);
+
 static void connect_qp(struct ctx *c, const struct qp_opts *o)
 {
 	struct ibv_qp_init_attr init = {
@@ -220,6 +231,13 @@ static void connect_qp(struct ctx *c, const struct qp_opts *o)
 			 .max_inline_data = 64 },
 		.qp_type = IBV_QPT_RC,
 	};
+
+	connect_qp_with(c, o, &init);
+}
+
+static void connect_qp_with(struct ctx *c, const struct qp_opts *o,
+			    struct ibv_qp_init_attr *init)
+{
 	struct ibv_qp_attr a;
 	struct peer me;
 	struct ibv_wc wc;
@@ -229,7 +247,7 @@ static void connect_qp(struct ctx *c, const struct qp_opts *o)
 	/* Leftovers of the previous case (flushes) are not ours any more. */
 	while (ibv_poll_cq(c->cq, 1, &wc) > 0)
 		;
-	c->qp = ibv_create_qp(c->pd, &init);
+	c->qp = ibv_create_qp(c->pd, init);
 	if (!c->qp)
 		die("ibv_create_qp");
 
@@ -713,9 +731,218 @@ static void case_retry(struct ctx *c)
 		     0, 0, 100, IBV_WC_RETRY_EXC_ERR);
 }
 
+/* Required attributes are enforced; query returns what was set. */
+static void case_qp(struct ctx *c)
+{
+	struct ibv_qp_init_attr init = {
+		.send_cq = c->cq, .recv_cq = c->cq,
+		.cap = { .max_send_wr = 8, .max_recv_wr = 8,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+		.qp_type = IBV_QPT_RC,
+	};
+	struct ibv_qp_attr a = {}, q = {};
+	struct ibv_qp *qp;
+	bool good;
+
+	connect_qp(c, &default_opts);
+	good = !ibv_query_qp(c->qp, &q, IBV_QP_STATE | IBV_QP_TIMEOUT |
+			     IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+			     IBV_QP_DEST_QPN | IBV_QP_PATH_MTU | IBV_QP_SQ_PSN |
+			     IBV_QP_RQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC |
+			     IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_ACCESS_FLAGS,
+			     &init) &&
+	       q.qp_state == IBV_QPS_RTS && q.timeout == default_opts.timeout &&
+	       q.retry_cnt == default_opts.retry_cnt &&
+	       q.rnr_retry == default_opts.rnr_retry &&
+	       q.dest_qp_num == c->remote.qpn && q.path_mtu == path_mtu &&
+	       q.sq_psn == c->me.psn && q.rq_psn == c->remote.psn &&
+	       q.max_rd_atomic == 16 && q.max_dest_rd_atomic == 16 &&
+	       q.qp_access_flags == (IBV_ACCESS_REMOTE_WRITE |
+				     IBV_ACCESS_REMOTE_READ);
+	ok(good, "qp: ibv_query_qp returns the attributes set");
+
+	qp = ibv_create_qp(c->pd, &init);
+	if (!qp)
+		die("ibv_create_qp");
+	a.qp_state = IBV_QPS_INIT;
+	ok(ibv_modify_qp(qp, &a, IBV_QP_STATE) != 0,
+	   "qp: RESET->INIT without port, pkey, access refused");
+	a.port_num = 1;
+	ok(!ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS),
+	   "qp: RESET->INIT with them accepted");
+	a.qp_state = IBV_QPS_RTR;
+	ok(ibv_modify_qp(qp, &a, IBV_QP_STATE) != 0,
+	   "qp: INIT->RTR without an address vector refused");
+	a.qp_state = IBV_QPS_RTS;
+	ok(ibv_modify_qp(qp, &a, IBV_QP_STATE) != 0,
+	   "qp: INIT->RTS (skipping RTR) refused");
+	a.qp_state = IBV_QPS_ERR;
+	ok(!ibv_modify_qp(qp, &a, IBV_QP_STATE) &&
+	   !ibv_query_qp(qp, &q, IBV_QP_STATE, &init) &&
+	   q.qp_state == IBV_QPS_ERR, "qp: any state to ERR");
+	a.qp_state = IBV_QPS_RESET;
+	ok(!ibv_modify_qp(qp, &a, IBV_QP_STATE) &&
+	   !ibv_query_qp(qp, &q, IBV_QP_STATE, &init) &&
+	   q.qp_state == IBV_QPS_RESET, "qp: ERR to RESET");
+	ibv_destroy_qp(qp);
+	sync_peer(c, 1);
+}
+
+/* Local buffers at odd addresses and lengths, spanning pages. */
+static void case_mr(struct ctx *c)
+{
+	const uint32_t len = 100003, off = 3 * 4096 + 37;
+	struct ibv_send_wr wr = {}, *bad;
+	struct ibv_mr *mr;
+	struct ibv_sge sge;
+	struct ibv_wc wc;
+	bool good;
+	int i;
+
+	connect_qp(c, &default_opts);
+	if (c->server) {
+		for (i = 0; i < 2; i++) {
+			if (i == 1)
+				fill(c->buf, len, 99);
+			else
+				memset(c->buf, 0, len + 1);
+			sync_peer(c, 1);
+			sync_peer(c, 1);
+			good = i == 1 || (check(c->buf, len, 98) && !c->buf[len]);
+			ok(sync_peer(c, good) && good, "mr: %s from an MR at an odd address",
+			   i ? "read" : "write");
+		}
+		return;
+	}
+	mr = ibv_reg_mr(c->pd, c->buf + LOCAL_OFF + off, len,
+			IBV_ACCESS_LOCAL_WRITE);
+	if (!mr)
+		die("ibv_reg_mr unaligned");
+	for (i = 0; i < 2; i++) {
+		uint8_t *p = c->buf + LOCAL_OFF + off;
+
+		if (i == 1)
+			memset(p, 0, len);
+		else
+			fill(p, len, 98);
+		sge = (struct ibv_sge){ (uintptr_t)p, len, mr->lkey };
+		wr.wr_id = 7;
+		wr.sg_list = &sge;
+		wr.num_sge = 1;
+		wr.opcode = i ? IBV_WR_RDMA_READ : IBV_WR_RDMA_WRITE;
+		wr.send_flags = IBV_SEND_SIGNALED;
+		wr.wr.rdma.remote_addr = c->remote.addr;
+		wr.wr.rdma.rkey = c->remote.rkey;
+		sync_peer(c, 1);
+		good = !ibv_post_send(c->qp, &wr, &bad) &&
+		       poll_n(c, &wc, 1) == 1 && wc.status == IBV_WC_SUCCESS;
+		if (i == 1)
+			good = good && check(p, len, 99);
+		sync_peer(c, 1);
+		ok(sync_peer(c, good) && good, "mr: %s from an MR at an odd address",
+		   i ? "read" : "write");
+	}
+	ibv_dereg_mr(mr);
+}
+
+/* Wait up to @ms for a completion event on @ch. */
+static bool cq_event(struct ibv_comp_channel *ch, int ms)
+{
+	struct pollfd pfd = { .fd = ch->fd, .events = POLLIN };
+	struct ibv_cq *cq;
+	void *ctx;
+
+	if (poll(&pfd, 1, ms) != 1)
+		return false;
+	if (ibv_get_cq_event(ch, &cq, &ctx))
+		return false;
+	ibv_ack_cq_events(cq, 1);
+	return true;
+}
+
+/*
+ * Solicited-only arming and resize, on a receive CQ of its own with a
+ * completion channel.
+ */
+static void case_cq(struct ctx *c)
+{
+	struct ibv_comp_channel *ch = ibv_create_comp_channel(c->ibv);
+	struct ibv_qp_init_attr init = {
+		.send_cq = c->cq,
+		.cap = { .max_send_wr = 16, .max_recv_wr = 16,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+		.qp_type = IBV_QPT_RC,
+	};
+	struct ibv_cq *rcq;
+	struct ibv_wc wc;
+	int i, flags;
+
+	if (!ch)
+		die("ibv_create_comp_channel");
+	flags = fcntl(ch->fd, F_GETFL);
+	fcntl(ch->fd, F_SETFL, flags | O_NONBLOCK);
+	rcq = ibv_create_cq(c->ibv, 4, NULL, ch, 0);
+	if (!rcq)
+		die("ibv_create_cq");
+	init.recv_cq = rcq;
+	connect_qp_with(c, &default_opts, &init);
+
+	if (c->server) {
+		bool quiet, woke, kept;
+
+		for (i = 0; i < 3; i++)
+			post_recv(c, 100 + i, 1);
+		ibv_req_notify_cq(rcq, 1);
+		sync_peer(c, 1);		/* unsolicited send */
+		sync_peer(c, 1);
+		quiet = !cq_event(ch, 300) && ibv_poll_cq(rcq, 1, &wc) == 1 &&
+			wc.wr_id == 100;
+		ok(quiet, "cq: no event for an unsolicited send (solicited-only)");
+		ibv_req_notify_cq(rcq, 1);
+		sync_peer(c, 1);		/* solicited send */
+		woke = cq_event(ch, 20000) && ibv_poll_cq(rcq, 1, &wc) == 1 &&
+		       wc.wr_id == 101;
+		ok(woke, "cq: an event for a solicited send");
+		sync_peer(c, 1);		/* third send, left in the CQ */
+		sync_peer(c, 1);
+		kept = !ibv_resize_cq(rcq, 64) && rcq->cqe >= 64 &&
+		       ibv_poll_cq(rcq, 1, &wc) == 1 && wc.wr_id == 102 &&
+		       wc.status == IBV_WC_SUCCESS;
+		ok(kept, "cq: ibv_resize_cq keeps a pending completion");
+	} else {
+		bool sent = true;
+
+		for (i = 0; i < 3; i++) {
+			struct ibv_send_wr wr = {}, *bad;
+			struct ibv_sge sge = { (uintptr_t)c->buf + LOCAL_OFF, 64,
+					       c->mr->lkey };
+
+			wr.wr_id = 200 + i;
+			wr.sg_list = &sge;
+			wr.num_sge = 1;
+			wr.opcode = IBV_WR_SEND;
+			wr.send_flags = IBV_SEND_SIGNALED |
+					(i == 1 ? IBV_SEND_SOLICITED : 0);
+			sync_peer(c, 1);
+			if (ibv_post_send(c->qp, &wr, &bad) ||
+			    poll_n(c, &wc, 1) != 1 || wc.status != IBV_WC_SUCCESS)
+				sent = false;
+			if (i != 1)
+				sync_peer(c, 1);
+		}
+		ok(sent, "cq: the unsolicited, solicited and third send completed");
+	}
+	ibv_destroy_qp(c->qp);
+	c->qp = NULL;
+	ibv_destroy_cq(rcq);
+	ibv_destroy_comp_channel(ch);
+}
+
 int main(int argc, char **argv)
 {
-	const char *dev = "sroce0", *host = NULL, *cases = "data,burst,rnr,retry,access";
+	const char *dev = "sroce0", *host = NULL;
+	const char *cases = "data,burst,rnr,retry,access,qp,mr,cq";
 	struct ctx c = { .gid_index = 1, .sock = -1 };
 	int opt;
 
@@ -762,6 +989,12 @@ int main(int argc, char **argv)
 		case_retry(&c);
 	if (strstr(cases, "access"))
 		case_access(&c);
+	if (strstr(cases, "qp"))
+		case_qp(&c);
+	if (strstr(cases, "mr"))
+		case_mr(&c);
+	if (strstr(cases, "cq"))
+		case_cq(&c);
 
 	printf("1..%d\n", test_no);
 	printf("# totals: pass:%d fail:%d\n", test_no - failures, failures);

@@ -3,7 +3,8 @@
 #
 # Topology "pair": rc_verify between the two guests' sroce devices (a
 # serves, b drives): every operation and size class compared byte for
-# byte, bursts, and the RNR, retry-exceeded and remote-access error cases.
+# byte, bursts, the RNR, retry-exceeded and remote-access error cases, the
+# QP state machine, unaligned MRs, CQ arming and resize.
 # With SROCE_NETEM set (e.g. "loss 2% duplicate 1% delay 1ms reorder 25%")
 # both NICs impair the wire first and only the data cases run; with
 # SROCE_MTU set (256..4096) the NICs get MTU 9000 and the QPs that path MTU.
@@ -15,7 +16,7 @@ sroce_setup_net || exit 1
 check "rdma link add" rdma link add sroce0 type sroce netdev eth0
 check "IPv4 GID ready" wait_for 30 bash -c \
 	"ibv_devinfo -v -d sroce0 | grep -q '::ffff:$SROCE_IP, RoCE v2'"
-cases=data,burst,rnr,retry,access
+cases=data,burst,rnr,retry,access,qp,mr,cq
 mtu=1024
 if [ -n "${SROCE_MTU:-}" ]; then
 	# Path MTU 4096 needs room for 4096 bytes of payload plus headers.
