@@ -141,3 +141,62 @@ sync_peer() {
 	wait_for "${2:-300}" test -e "$SROCE_SYNC/$peer.${SROCE_SYNC_TAG:-}$1" ||
 		{ echo "# peer never reached $1"; return 1; }
 }
+
+# A veth pair va/vb, both up.
+make_veth() {
+	modprobe veth
+	ip link add va type veth peer name vb
+	ip link set va up
+	ip link set vb up
+}
+
+# sroce_link_up DEV NAME: "rdma link add NAME ... netdev DEV" as a test
+# point, then another once the device lists this guest's IPv4 address as
+# a RoCE v2 GID (which QPs connect through).
+sroce_link_up() {
+	local type=sroce
+
+	[ "${2#rxe}" != "$2" ] && type=rxe
+	check "rdma link add $2 type $type netdev $1" \
+		rdma link add "$2" type "$type" netdev "$1"
+	check "IPv4 GID of $2 ready" wait_for 30 bash -c \
+		"ibv_devinfo -v -d $2 | grep -q '::ffff:$SROCE_IP, RoCE v2'"
+}
+
+# pair_app SERVER_ROLE PORT CMD...: in a pair of guests, SERVER_ROLE runs
+# "CMD -p PORT" and serves; the other guest runs "CMD -p PORT PEER_IP"
+# once the server listens. Output in /tmp/app.log; returns this side's
+# exit status.
+pair_app() {
+	local srv=$1 port=$2 pid rc
+
+	shift 2
+	if [ "$SROCE_ROLE" = "$srv" ]; then
+		timeout 300 "$@" -p "$port" > /tmp/app.log 2>&1 &
+		pid=$!
+		wait_for 60 bash -c "ss -ltn | grep -q ':$port '"
+		sync_peer "start$port"
+		wait "$pid"
+		rc=$?
+	else
+		sync_peer "start$port"
+		timeout 300 "$@" -p "$port" "$SROCE_PEER_IP" > /tmp/app.log 2>&1
+		rc=$?
+	fi
+	sync_peer "end$port"
+	return $rc
+}
+
+# ktap_import PREFIX FILE: another program's KTAP results as our own
+# test points, its diagnostics passed through.
+ktap_import() {
+	local l
+
+	while IFS= read -r l; do
+		case "$l" in
+		"ok "*) ktap_ok "$1: ${l#ok [0-9]* }" ;;
+		"not ok "*) ktap_fail "$1: ${l#not ok [0-9]* }" ;;
+		"# "*) echo "$l" ;;
+		esac
+	done < "$2"
+}

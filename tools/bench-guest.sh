@@ -11,29 +11,19 @@ sroce_install_module || exit 1
 sroce_setup_net || exit 1
 
 step=0
-# one IMPL TEST SIZE ITERS
+# one IMPL TEST SIZE ITERS: one perftest run, guest a serving; b reports.
 one() {
-	local impl=$1 test=$2 size=$3 iters=$4 port out
+	local impl=$1 test=$2 size=$3 iters=$4 out
+
 	step=$((step + 1))
-	port=$((18800 + step))
-	if [ "$SROCE_ROLE" = a ]; then
-		timeout 300 "$test" -d "$dev" -x 1 -F -s "$size" -n "$iters" \
-			-p "$port" > /tmp/bench.log 2>&1 &
-		local pid=$!
-		wait_for 60 bash -c "ss -ltn | grep -q ':$port '"
-		sync_peer "start$step"
-		wait "$pid"
-	else
-		sync_peer "start$step"
-		timeout 300 "$test" -d "$dev" -x 1 -F -s "$size" -n "$iters" \
-			-p "$port" "$SROCE_PEER_IP" > /tmp/bench.log 2>&1
-		case "$test" in
-		*_bw) out=$(awk -v s="$size" '$1 == s && NF >= 5 { print $4 }' /tmp/bench.log) ;;
-		*_lat) out=$(awk -v s="$size" '$1 == s && NF >= 7 { print $6 }' /tmp/bench.log) ;;
-		esac
-		echo "RESULT $impl $test $size ${out:-FAILED}"
-	fi
-	sync_peer "end$step"
+	pair_app a $((18800 + step)) "$test" -d "$dev" -x 1 -F -s "$size" \
+		-n "$iters"
+	[ "$SROCE_ROLE" = b ] || return 0
+	case "$test" in
+	*_bw) out=$(awk -v s="$size" '$1 == s && NF >= 5 { print $4 }' /tmp/app.log) ;;
+	*_lat) out=$(awk -v s="$size" '$1 == s && NF >= 7 { print $6 }' /tmp/app.log) ;;
+	esac
+	echo "RESULT $impl $test $size ${out:-FAILED}"
 }
 
 suite() {

@@ -11,39 +11,23 @@
 ktap_begin
 sroce_install_module || exit 1
 sroce_setup_net || exit 1
-check "rdma link add" rdma link add sroce0 type sroce netdev eth0
-check "IPv4 GID ready" wait_for 30 bash -c \
-	"ibv_devinfo -v -d sroce0 | grep -q '::ffff:$SROCE_IP, RoCE v2'"
+sroce_link_up eth0 sroce0
 
 step=0
-# run NAME CMD...: the server runs CMD, the client CMD plus the server's
-# address. The server must be listening before the client starts.
+# run NAME CMD...: guest a serves CMD, b connects; one test point.
 run() {
-	local name=$1 port rc
+	local name=$1
+
 	shift
 	step=$((step + 1))
-	port=$((18600 + step))
-	if [ "$SROCE_ROLE" = a ]; then
-		timeout 300 "$@" -p "$port" > /tmp/app.log 2>&1 &
-		local pid=$!
-		wait_for 60 bash -c "ss -ltn | grep -q ':$port '"
-		sync_peer "start$step"
-		wait "$pid"
-		rc=$?
-	else
-		sync_peer "start$step"
-		timeout 300 "$@" -p "$port" "$SROCE_PEER_IP" > /tmp/app.log 2>&1
-		rc=$?
-	fi
-	if [ $rc -eq 0 ]; then
+	if pair_app a $((18600 + step)) "$@"; then
 		ktap_ok "$name"
 		grep -E '^ *[0-9]+ +[0-9]+ |iters in' /tmp/app.log | head -n 2 |
 			sed 's/^/# /'
 	else
-		ktap_fail "$name (exit $rc)"
+		ktap_fail "$name (exit $?)"
 		tail -n 15 /tmp/app.log | sed 's/^/#   /'
 	fi
-	sync_peer "end$step"
 }
 
 for s in 64 4096 1048576; do

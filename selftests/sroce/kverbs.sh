@@ -11,19 +11,12 @@
 ktap_begin
 sroce_install_module || exit 1
 sroce_setup_net || exit 1
-check "rdma link add" rdma link add sroce0 type sroce netdev eth0
-check "IPv4 GID ready" wait_for 30 bash -c \
-	"ibv_devinfo -v -d sroce0 | grep -q '::ffff:$SROCE_IP, RoCE v2'"
+sroce_link_up eth0 sroce0
 dmesg -C
 insmod "$SROCE_SRC/selftests/kmod/sroce_kverbs_test.ko" dev=sroce0
 rc=$?
-while IFS= read -r l; do
-	case "$l" in
-	"ok "*) ktap_ok "kverbs: ${l#ok [0-9]* }" ;;
-	"not ok "*) ktap_fail "kverbs: ${l#not ok [0-9]* }" ;;
-	"# "*) echo "$l" ;;
-	esac
-done < <(dmesg | sed -n 's/.*sroce_kverbs_test: //p')
+dmesg | sed -n 's/.*sroce_kverbs_test: //p' > /tmp/kverbs.log
+ktap_import kverbs /tmp/kverbs.log
 check "test module loaded (all its checks passed)" test "$rc" -eq 0
 [ "$rc" -eq 0 ] && rmmod sroce_kverbs_test
 diag "counters: $(rdma statistic show link sroce0/1 | tr -s ' ')"

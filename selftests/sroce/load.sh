@@ -8,10 +8,7 @@
 ktap_begin
 sroce_install_module || exit 1
 sroce_setup_net || exit 1
-modprobe veth
-ip link add va type veth peer name vb
-ip link set va up
-ip link set vb up
+make_veth
 
 check "modinfo shows the rdma link alias" \
 	bash -c 'modinfo rdma_sroce | grep -q "alias:.*rdma-link-sroce"'

@@ -13,9 +13,7 @@
 ktap_begin
 sroce_install_module || exit 1
 sroce_setup_net || exit 1
-check "rdma link add" rdma link add sroce0 type sroce netdev eth0
-check "IPv4 GID ready" wait_for 30 bash -c \
-	"ibv_devinfo -v -d sroce0 | grep -q '::ffff:$SROCE_IP, RoCE v2'"
+sroce_link_up eth0 sroce0
 cases=data,burst,rnr,retry,access,qp,mr,cq
 mtu=1024
 if [ -n "${SROCE_MTU:-}" ]; then
@@ -43,13 +41,7 @@ else
 		> /tmp/verify.log 2>&1
 fi
 rc=$?
-while IFS= read -r l; do
-	case "$l" in
-	"ok "*) ktap_ok "rc_verify: ${l#ok [0-9]* }" ;;
-	*) ktap_fail "rc_verify: ${l#not ok [0-9]* }" ;;
-	esac
-done < <(grep -E '^(not )?ok ' /tmp/verify.log)
-grep '^#' /tmp/verify.log | head -n 40
+ktap_import rc_verify /tmp/verify.log
 check "rc_verify exit status" test "$rc" -eq 0
 diag "counters: $(rdma statistic show link sroce0/1 | tr -s ' ')"
 sync_peer done

@@ -9,10 +9,7 @@
 ktap_begin
 sroce_install_module || exit 1
 sroce_setup_net || exit 1
-modprobe veth
-ip link add va type veth peer name vb
-ip link set va up
-ip link set vb up
+make_veth
 
 # rdma_rxe first.
 check "rdma_rxe loads" modprobe rdma_rxe

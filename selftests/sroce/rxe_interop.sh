@@ -13,40 +13,24 @@ sroce_install_module || exit 1
 sroce_setup_net || exit 1
 if [ "$SROCE_ROLE" = a ]; then
 	dev=rxe0
-	check "rdma_rxe on eth0" rdma link add rxe0 type rxe netdev eth0
 else
 	dev=sroce0
-	check "sroce on eth0" rdma link add sroce0 type sroce netdev eth0
 fi
-check "IPv4 GID ready" wait_for 30 bash -c \
-	"ibv_devinfo -v -d $dev | grep -q '::ffff:$SROCE_IP, RoCE v2'"
+sroce_link_up eth0 $dev
 
 step=0
 # run SERVER_ROLE NAME CMD...: SERVER_ROLE serves, the other connects.
 run() {
-	local srv=$1 name=$2 port rc
+	local srv=$1 name=$2
+
 	shift 2
 	step=$((step + 1))
-	port=$((18700 + step))
-	if [ "$SROCE_ROLE" = "$srv" ]; then
-		timeout 300 "$@" -p "$port" > /tmp/app.log 2>&1 &
-		local pid=$!
-		wait_for 60 bash -c "ss -ltn | grep -q ':$port '"
-		sync_peer "start$step"
-		wait "$pid"
-		rc=$?
-	else
-		sync_peer "start$step"
-		timeout 300 "$@" -p "$port" "$SROCE_PEER_IP" > /tmp/app.log 2>&1
-		rc=$?
-	fi
-	if [ $rc -eq 0 ]; then
+	if pair_app "$srv" $((18700 + step)) "$@"; then
 		ktap_ok "$name"
 	else
-		ktap_fail "$name (exit $rc)"
+		ktap_fail "$name (exit $?)"
 		tail -n 15 /tmp/app.log | sed 's/^/#   /'
 	fi
-	sync_peer "end$step"
 }
 
 for srv in a b; do
@@ -76,13 +60,7 @@ for srv in a b; do
 			> /tmp/verify.log 2>&1
 	fi
 	rc=$?
-	while IFS= read -r l; do
-		case "$l" in
-		"ok "*) ktap_ok "rc_verify ($who): ${l#ok [0-9]* }" ;;
-		*) ktap_fail "rc_verify ($who): ${l#not ok [0-9]* }" ;;
-		esac
-	done < <(grep -E '^(not )?ok ' /tmp/verify.log)
-	grep '^#' /tmp/verify.log | head -n 20
+	ktap_import "rc_verify ($who)" /tmp/verify.log
 	check "rc_verify ($who) exit status" test "$rc" -eq 0
 done
 sync_peer done

@@ -92,7 +92,7 @@ static void sroce_comp_wqe(struct sroce_qp *qp, struct sroce_swqe *w)
 			.port_num = SROCE_PORT,
 		};
 
-		sroce_cq_post(qp->scq, &wc, false);
+		sroce_qp_post_cqe(qp, qp->scq, &wc, false);
 	}
 	qp->comp_idx = (qp->comp_idx + 1) & qp->sq.index_mask;
 	qp->sq.own = qp->comp_idx;
@@ -260,7 +260,7 @@ void sroce_retrans_timer(struct timer_list *t)
 	spin_lock_irqsave(&qp->lock, flags);
 	if (qp->state != IB_QPS_RTS ||
 	    (qp->comp_idx == qp->req_idx && qp->req_off == 0)) {
-		spin_unlock_irqrestore(&qp->lock, flags);
+		sroce_qp_unlock(qp, flags);
 		return;
 	}
 	sroce_count(qp->sdev, SROCE_CNT_RETRANSMIT_TIMEOUTS);
@@ -274,11 +274,11 @@ void sroce_retrans_timer(struct timer_list *t)
 			     qp->swqe[qp->comp_idx].length);
 	if (!sroce_retry_consume(&qp->retries_left)) {
 		sroce_req_fail(qp, qp->comp_idx, IB_WC_RETRY_EXC_ERR);
-		spin_unlock_irqrestore(&qp->lock, flags);
+		sroce_qp_unlock(qp, flags);
 		return;
 	}
 	sroce_req_rewind(qp, sroce_psn_add(qp->acked_psn, 1));
-	spin_unlock_irqrestore(&qp->lock, flags);
+	sroce_qp_unlock(qp, flags);
 	sroce_qp_kick(qp);
 }
 
@@ -290,6 +290,6 @@ void sroce_rnr_timer(struct timer_list *t)
 
 	spin_lock_irqsave(&qp->lock, flags);
 	qp->rnr_wait = false;
-	spin_unlock_irqrestore(&qp->lock, flags);
+	sroce_qp_unlock(qp, flags);
 	sroce_qp_kick(qp);
 }

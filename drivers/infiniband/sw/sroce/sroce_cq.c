@@ -5,7 +5,8 @@
  *
  * The CQ lock is taken from any context (engines in softirq, kernel
  * callers polling from hard irq): always irqsave. The completion handler
- * is called after the lock is dropped, since it may poll.
+ * is called with no lock held, QP locks included, since it may poll and
+ * post (see sroce_qp_unlock()).
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -51,10 +52,14 @@ static void sroce_wc_to_user(struct ib_uverbs_wc *u, const struct ib_wc *wc)
 }
 
 /*
- * Add one completion. Returns -ENOSPC (and raises IB_EVENT_CQ_ERR) if the
- * consumer let the queue fill up: the entry is lost, as on hardware.
+ * Add one completion. Returns true if the CQ's completion handler must be
+ * called for it, which the caller does with sroce_cq_notify() once it
+ * holds no lock (a handler may post to the very QP that completed). If
+ * the consumer let the queue fill up, raises IB_EVENT_CQ_ERR: the entry
+ * is lost, as on hardware.
  */
-int sroce_cq_post(struct sroce_cq *cq, const struct ib_wc *wc, bool solicited)
+bool sroce_cq_post(struct sroce_cq *cq, const struct ib_wc *wc,
+		   bool solicited)
 {
 	unsigned long flags;
 	bool notify = false;
@@ -74,7 +79,7 @@ int sroce_cq_post(struct sroce_cq *cq, const struct ib_wc *wc, bool solicited)
 
 			cq->ibcq.event_handler(&ev, cq->ibcq.cq_context);
 		}
-		return -ENOSPC;
+		return false;
 	}
 	if (cq->user)
 		sroce_wc_to_user(slot, wc);
@@ -89,10 +94,13 @@ int sroce_cq_post(struct sroce_cq *cq, const struct ib_wc *wc, bool solicited)
 		notify = true;
 	}
 	spin_unlock_irqrestore(&cq->lock, flags);
+	return notify;
+}
 
-	if (notify && cq->ibcq.comp_handler)
+void sroce_cq_notify(struct sroce_cq *cq)
+{
+	if (cq->ibcq.comp_handler)
 		cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
-	return 0;
 }
 
 static int sroce_cq_respond(struct sroce_cq *cq, struct ib_udata *udata)

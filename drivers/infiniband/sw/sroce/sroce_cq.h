@@ -25,8 +25,9 @@ static inline struct sroce_cq *to_scq(struct ib_cq *ibcq)
 	return container_of(ibcq, struct sroce_cq, ibcq);
 }
 
-int sroce_cq_post(struct sroce_cq *cq, const struct ib_wc *wc,
-		  bool solicited);
+bool sroce_cq_post(struct sroce_cq *cq, const struct ib_wc *wc,
+		   bool solicited);
+void sroce_cq_notify(struct sroce_cq *cq);
 
 int sroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		    struct ib_udata *udata);

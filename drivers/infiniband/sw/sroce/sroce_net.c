@@ -243,7 +243,7 @@ static int sroce_udp_rcv(struct sock *sk, struct sk_buff *skb)
 		sroce_comp_rcv(qp, &rx, &out);
 		kick = true;
 	}
-	spin_unlock_irqrestore(&qp->lock, flags);
+	sroce_qp_unlock(qp, flags);
 	sroce_xmit(qp, &out);
 	if (kick)
 		sroce_qp_kick(qp);

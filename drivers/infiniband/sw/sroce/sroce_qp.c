@@ -297,7 +297,7 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	if (mask & IB_QP_AV) {
 		err = sroce_qp_set_av(qp, &attr->ah_attr);
 		if (err) {
-			spin_unlock_irqrestore(&qp->lock, flags);
+			sroce_qp_unlock(qp, flags);
 			return err;
 		}
 	}
@@ -346,7 +346,7 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		if (next == IB_QPS_ERR)
 			sroce_qp_flush(qp);
 	}
-	spin_unlock_irqrestore(&qp->lock, flags);
+	sroce_qp_unlock(qp, flags);
 
 	if (next == IB_QPS_RTS || next == IB_QPS_ERR)
 		sroce_qp_kick(qp);
@@ -385,7 +385,7 @@ int sroce_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	attr->cap.max_send_sge = qp->sq_max_sge;
 	attr->cap.max_recv_sge = qp->rq_max_sge;
 	attr->cap.max_inline_data = qp->sq_max_inline;
-	spin_unlock_irqrestore(&qp->lock, flags);
+	sroce_qp_unlock(qp, flags);
 
 	init->qp_type = ibqp->qp_type;
 	init->send_cq = ibqp->send_cq;
@@ -407,7 +407,7 @@ int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 
 	spin_lock_irqsave(&qp->lock, flags);
 	WRITE_ONCE(qp->state, IB_QPS_RESET);	/* nothing re-arms now */
-	spin_unlock_irqrestore(&qp->lock, flags);
+	sroce_qp_unlock(qp, flags);
 	del_timer_sync(&qp->retrans_timer);
 	del_timer_sync(&qp->rnr_timer);
 	cancel_work_sync(&qp->work);
@@ -417,6 +417,31 @@ int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	sroce_qp_free_queues(qp);
 	dst_cache_destroy(&qp->dst_cache);
 	return 0;
+}
+
+/* A completion for @qp's @cq; qp->lock held. */
+void sroce_qp_post_cqe(struct sroce_qp *qp, struct sroce_cq *cq,
+		       const struct ib_wc *wc, bool solicited)
+{
+	if (sroce_cq_post(cq, wc, solicited))
+		qp->notify |= cq == qp->scq ? SROCE_NOTIFY_SCQ : SROCE_NOTIFY_RCQ;
+}
+
+/*
+ * Drop qp->lock, then call the completion handlers the engines asked
+ * for while they held it: a handler may post to this QP.
+ */
+void sroce_qp_unlock(struct sroce_qp *qp, unsigned long flags)
+	__releases(&qp->lock)
+{
+	u8 notify = qp->notify;
+
+	qp->notify = 0;
+	spin_unlock_irqrestore(&qp->lock, flags);
+	if (notify & SROCE_NOTIFY_SCQ)
+		sroce_cq_notify(qp->scq);
+	if (notify & SROCE_NOTIFY_RCQ)
+		sroce_cq_notify(qp->rcq);
 }
 
 /* Run the engines that send: requester and pending read responses. */
@@ -430,7 +455,7 @@ static void sroce_qp_run(struct sroce_qp *qp)
 	spin_lock_irqsave(&qp->lock, flags);
 	more = sroce_req_run(qp, &out, SROCE_REQ_BUDGET);
 	more |= sroce_resp_read_run(qp, &out, SROCE_REQ_BUDGET);
-	spin_unlock_irqrestore(&qp->lock, flags);
+	sroce_qp_unlock(qp, flags);
 	sroce_xmit(qp, &out);
 	if (more)
 		queue_work(sroce_wq, &qp->work);
@@ -528,7 +553,7 @@ int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	spin_lock_irqsave(&qp->lock, flags);
 	if (qp->state < IB_QPS_RTS) {
 		*bad_wr = wr;
-		spin_unlock_irqrestore(&qp->lock, flags);
+		sroce_qp_unlock(qp, flags);
 		return -EINVAL;
 	}
 	for (; wr; wr = wr->next) {
@@ -540,7 +565,7 @@ int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	}
 	if (qp->state == IB_QPS_ERR)
 		sroce_qp_flush(qp);
-	spin_unlock_irqrestore(&qp->lock, flags);
+	sroce_qp_unlock(qp, flags);
 	sroce_qp_kick(qp);
 	return err;
 }
@@ -579,7 +604,7 @@ int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	}
 	if (qp->state == IB_QPS_ERR)
 		sroce_qp_flush(qp);
-	spin_unlock_irqrestore(&qp->lock, flags);
+	sroce_qp_unlock(qp, flags);
 	return err;
 }
 
@@ -594,7 +619,7 @@ static void sroce_flush_wc(struct sroce_qp *qp, struct sroce_cq *cq,
 		.port_num = SROCE_PORT,
 	};
 
-	sroce_cq_post(cq, &wc, false);
+	sroce_qp_post_cqe(qp, cq, &wc, false);
 }
 
 /*

@@ -107,6 +107,7 @@ struct sroce_qp {
 	struct completion	released;
 	struct work_struct	work;
 	spinlock_t		lock;		/* everything below */
+	u8			notify;		/* SROCE_NOTIFY_* to call */
 
 	/* Set at create. */
 	bool			user;
@@ -179,6 +180,14 @@ static inline struct sroce_qp *to_sqp(struct ib_qp *ibqp)
 {
 	return container_of(ibqp, struct sroce_qp, ibqp);
 }
+
+#define SROCE_NOTIFY_SCQ	BIT(0)
+#define SROCE_NOTIFY_RCQ	BIT(1)
+
+void sroce_qp_post_cqe(struct sroce_qp *qp, struct sroce_cq *cq,
+		       const struct ib_wc *wc, bool solicited);
+void sroce_qp_unlock(struct sroce_qp *qp, unsigned long flags)
+	__releases(&qp->lock);
 
 struct sroce_qp *sroce_qp_get(struct sroce_dev *sdev, u32 qpn);
 void sroce_qp_put(struct sroce_qp *qp);

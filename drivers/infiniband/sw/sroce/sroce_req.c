@@ -173,13 +173,13 @@ void sroce_req_fail(struct sroce_qp *qp, u32 idx, enum ib_wc_status status)
 	while (qp->comp_idx != idx) {
 		wc.wr_id = qp->swqe[qp->comp_idx].wr_id;
 		wc.opcode = sroce_wc_opcode(qp->swqe[qp->comp_idx].opcode);
-		sroce_cq_post(qp->scq, &wc, false);
+		sroce_qp_post_cqe(qp, qp->scq, &wc, false);
 		qp->comp_idx = (qp->comp_idx + 1) & qp->sq.index_mask;
 	}
 	wc.wr_id = w->wr_id;
 	wc.opcode = sroce_wc_opcode(w->opcode);
 	wc.status = status;
-	sroce_cq_post(qp->scq, &wc, false);
+	sroce_qp_post_cqe(qp, qp->scq, &wc, false);
 	qp->comp_idx = (qp->comp_idx + 1) & qp->sq.index_mask;
 	sroce_qp_error(qp);
 }

@@ -100,7 +100,7 @@ static void sroce_resp_complete(struct sroce_qp *qp, enum ib_wc_status status,
 		wc.ex.imm_data = cpu_to_be32(rx->p.hdr.imm);
 	}
 	qp->rwqe_valid = false;
-	sroce_cq_post(qp->rcq, &wc, rx->p.hdr.bth.se);
+	sroce_qp_post_cqe(qp, qp->rcq, &wc, rx->p.hdr.bth.se);
 }
 
 /* Take the next receive WQE off the RQ into qp->rwqe. */
