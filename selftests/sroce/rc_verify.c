@@ -26,6 +26,10 @@
  *   cq       solicited-only arming: an event for a solicited Send and
  *            none for an unsolicited one; ibv_resize_cq with a completion
  *            pending keeps it
+ *   garbage  the client writes random bytes as WQEs straight into its SQ
+ *            ring (found in /proc/self/maps), rings the doorbell, and
+ *            expects every one to complete, the QP in the error state,
+ *            and the kernel unharmed (the testbed checks its log)
  *
  * The two sides talk over TCP (port 18517) to exchange QP numbers, PSNs,
  * GIDs and remote keys, and to agree on each step and its outcome.
@@ -939,10 +943,133 @@ static void case_cq(struct ctx *c)
 	ibv_destroy_comp_channel(ch);
 }
 
+/* Mappings of the uverbs device in this process, "start-end" each. */
+static int uverbs_maps(uintptr_t *start, uintptr_t *end, int max)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	char line[512];
+	int n = 0;
+
+	if (!f)
+		die("/proc/self/maps");
+	while (n < max && fgets(line, sizeof(line), f))
+		if (strstr(line, "/dev/infiniband/uverbs") &&
+		    sscanf(line, "%lx-%lx", &start[n], &end[n]) == 2)
+			n++;
+	fclose(f);
+	return n;
+}
+
+/* Small and plausible half the time, anything the other half. */
+static uint32_t pick(uint32_t small)
+{
+	return rand() % 2 ? (uint32_t)rand() % small : (uint32_t)rand();
+}
+
+/* The rxe provider's ring header (see Documentation/abi.rst). */
+struct ring_hdr {
+	uint32_t log2_elem_size;
+	uint32_t index_mask;
+	uint32_t pad1[30];
+	uint32_t producer_index;
+	uint32_t pad2[31];
+	uint32_t consumer_index;
+};
+
+/*
+ * Hostile WQEs: random bytes, with the fields the kernel must check
+ * (opcode, flags, SGE count, inline length, keys, addresses) drawn from
+ * ranges that include nonsense. The provider never sees them.
+ */
+static void case_garbage(struct ctx *c)
+{
+	uintptr_t s1[16], e1[16];
+	int rounds = 50, r, n1, i, k;
+	int completed = 0, errors = 0, in_err = 0;
+
+	for (r = 0; r < rounds; r++) {
+		struct ring_hdr *sq = NULL;
+		struct ibv_qp_init_attr init;
+		struct ibv_qp_attr a;
+		uint32_t prod, mask;
+		int nwqe = 1 + rand() % 8;
+
+		/* A valid-looking Send must not wait on RNR for long. */
+		static const struct qp_opts o = { 10, 2, 1, 1 };
+
+		connect_qp(c, &o);
+		n1 = uverbs_maps(s1, e1, 16);
+		if (c->server) {
+			sync_peer(c, 1);
+			continue;
+		}
+		/*
+		 * The one mapping whose slots are send WQE sized (CQ and RQ
+		 * slots are smaller; earlier QPs are destroyed and unmapped).
+		 */
+		for (i = 0; i < n1 && !sq; i++)
+			if (((struct ring_hdr *)s1[i])->log2_elem_size >= 8)
+				sq = (struct ring_hdr *)s1[i];
+		if (!sq) {
+			printf("# no SQ mapping found\n");
+			errors = -1;
+			sync_peer(c, 1);
+			break;
+		}
+		mask = sq->index_mask;
+		prod = sq->producer_index;
+		for (i = 0; i < nwqe; i++) {
+			uint8_t *slot = (uint8_t *)sq + 384 +
+					((size_t)(prod & mask) << sq->log2_elem_size);
+			uint32_t *w = (uint32_t *)slot;
+
+			for (k = 0; k < (1 << sq->log2_elem_size) / 4; k++)
+				w[k] = (uint32_t)rand() * 2654435761u;
+			/* opcode, send flags; dma.length at 184, num_sge at 196 */
+			w[3] = pick(24);
+			w[4] = pick(16);
+			w[46] = pick(1024);
+			w[49] = pick(40);
+			prod = (prod + 1) & mask;
+		}
+		__atomic_store_n(&sq->producer_index, prod, __ATOMIC_RELEASE);
+		{
+			/*
+			 * More SGEs than the QP allows: the provider refuses
+			 * the WR, but rings the doorbell all the same.
+			 */
+			struct ibv_sge sge[16] = {};
+			struct ibv_send_wr wr = { .sg_list = sge, .num_sge = 16,
+						  .opcode = IBV_WR_SEND }, *bad;
+
+			ibv_post_send(c->qp, &wr, &bad);
+		}
+		for (i = 0; i < nwqe; i++) {
+			struct ibv_wc wc;
+
+			if (poll_n(c, &wc, 1) != 1)
+				break;
+			completed++;
+			if (wc.status != IBV_WC_SUCCESS)
+				errors++;
+		}
+		if (i != nwqe)
+			printf("# round %d: %d of %d completions\n", r, i, nwqe);
+		if (!ibv_query_qp(c->qp, &a, IBV_QP_STATE, &init) &&
+		    a.qp_state == IBV_QPS_ERR)
+			in_err++;
+		sync_peer(c, 1);
+	}
+	if (!c->server)
+		ok(errors > 0 && completed > 0 && in_err > 0,
+		   "garbage: %d hostile WQEs completed (%d in error), %d QPs in error",
+		   completed, errors, in_err);
+}
+
 int main(int argc, char **argv)
 {
 	const char *dev = "sroce0", *host = NULL;
-	const char *cases = "data,burst,rnr,retry,access,qp,mr,cq";
+	const char *cases = "data,burst,rnr,retry,access,qp,mr,cq,garbage";
 	struct ctx c = { .gid_index = 1, .sock = -1 };
 	int opt;
 
@@ -972,6 +1099,8 @@ int main(int argc, char **argv)
 	if (!c.server && !host)
 		return 2;
 	srand(getpid());
+	/* Line-buffered: a crash must not swallow what was printed. */
+	setvbuf(stdout, NULL, _IOLBF, 0);
 	printf("KTAP version 1\n");
 	open_device(&c, dev);
 	tcp_connect(&c, host);
@@ -995,6 +1124,8 @@ int main(int argc, char **argv)
 		case_mr(&c);
 	if (strstr(cases, "cq"))
 		case_cq(&c);
+	if (strstr(cases, "garbage"))
+		case_garbage(&c);
 
 	printf("1..%d\n", test_no);
 	printf("# totals: pass:%d fail:%d\n", test_no - failures, failures);
