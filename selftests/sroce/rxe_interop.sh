@@ -5,7 +5,7 @@
 # the wire. Guest a runs rdma_rxe (rxe0), guest b sroce (sroce0). Stock
 # applications and rc_verify's data cases run in both directions (each
 # side once as server, once as client), so both implementations act as
-# requester and responder for every operation.
+# requester and responder for every operation, over IPv4 and IPv6.
 . "$(dirname "$0")/../lib.sh"
 
 ktap_begin
@@ -45,6 +45,8 @@ for srv in a b; do
 	done
 	run $srv "ib_write_lat 64 B, $who" \
 		ib_write_lat -d $dev -x 1 -F -s 64 -n 100
+	run $srv "ibv_rc_pingpong over IPv6 (link-local GID 0), $who" \
+		ibv_rc_pingpong -d $dev -g 0 -s 4096 -n 50
 done
 
 # rc_verify's data cases, each side as server once.

@@ -22,6 +22,9 @@
 #include <linux/skbuff.h>
 #include <linux/udp.h>
 #include <net/ip.h>
+#include <net/ip6_route.h>
+#include <net/ipv6.h>
+#include <net/ipv6_stubs.h>
 #include <net/route.h>
 #include <net/udp_tunnel.h>
 
@@ -68,20 +71,9 @@ struct sk_buff *sroce_pkt_new(struct sroce_qp *qp, struct sroce_hdrs *h,
 	return skb;
 }
 
-/* Push UDP and IPv4 headers for @qp's path and write the ICRC. */
-void sroce_pkt_seal(struct sroce_qp *qp, struct sk_buff *skb)
+static void sroce_push_ipv4(struct sroce_qp *qp, struct sk_buff *skb)
 {
-	struct udphdr *uh;
 	struct iphdr *iph;
-	u32 icrc;
-
-	__skb_push(skb, sizeof(*uh));
-	skb_reset_transport_header(skb);
-	uh = udp_hdr(skb);
-	uh->source = qp->av.sport;
-	uh->dest = htons(ROCE_V2_UDP_DPORT);
-	uh->len = htons(skb->len);
-	uh->check = 0;
 
 	__skb_push(skb, sizeof(*iph));
 	skb_reset_network_header(skb);
@@ -97,16 +89,55 @@ void sroce_pkt_seal(struct sroce_qp *qp, struct sk_buff *skb)
 	iph->daddr = qp->av.daddr;
 	__ip_select_ident(&init_net, iph, 1);
 	ip_send_check(iph);
+	skb->protocol = htons(ETH_P_IP);
+}
+
+static void sroce_push_ipv6(struct sroce_qp *qp, struct sk_buff *skb)
+{
+	struct ipv6hdr *ip6h;
+
+	__skb_push(skb, sizeof(*ip6h));
+	skb_reset_network_header(skb);
+	ip6h = ipv6_hdr(skb);
+	ip6_flow_hdr(ip6h, qp->av.tos, htonl(qp->av.flow_label));
+	ip6h->payload_len = htons(skb->len - sizeof(*ip6h));
+	ip6h->nexthdr = IPPROTO_UDP;
+	ip6h->hop_limit = qp->av.ttl;
+	ip6h->saddr = qp->av.saddr6;
+	ip6h->daddr = qp->av.daddr6;
+	skb->protocol = htons(ETH_P_IPV6);
+}
+
+/*
+ * Push UDP and IP headers for @qp's path and write the ICRC. The UDP
+ * checksum stays zero, for IPv6 too, as RoCEv2 senders do: the ICRC
+ * covers the packet, and receivers' RoCE sockets accept it.
+ */
+void sroce_pkt_seal(struct sroce_qp *qp, struct sk_buff *skb)
+{
+	struct udphdr *uh;
+	u32 icrc;
+
+	__skb_push(skb, sizeof(*uh));
+	skb_reset_transport_header(skb);
+	uh = udp_hdr(skb);
+	uh->source = qp->av.sport;
+	uh->dest = htons(ROCE_V2_UDP_DPORT);
+	uh->len = htons(skb->len);
+	uh->check = 0;
+
+	if (qp->av.ipv6)
+		sroce_push_ipv6(qp, skb);
+	else
+		sroce_push_ipv4(qp, skb);
 
 	if (sroce_icrc_compute(skb->data, skb->len - SROCE_ICRC_LEN, &icrc))
 		icrc = 0;	/* cannot happen: we built these headers */
 	sroce_icrc_put(skb_tail_pointer(skb) - SROCE_ICRC_LEN, icrc);
-
-	skb->protocol = htons(ETH_P_IP);
 	skb->ip_summed = CHECKSUM_NONE;
 }
 
-static struct rtable *sroce_route(struct sroce_qp *qp)
+static struct dst_entry *sroce_route4(struct sroce_qp *qp)
 {
 	struct rtable *rt;
 	struct flowi4 fl;
@@ -114,7 +145,7 @@ static struct rtable *sroce_route(struct sroce_qp *qp)
 
 	rt = dst_cache_get_ip4(&qp->dst_cache, &saddr);
 	if (rt)
-		return rt;
+		return &rt->dst;
 	memset(&fl, 0, sizeof(fl));
 	fl.flowi4_oif = qp->sdev->ndev->ifindex;
 	fl.flowi4_proto = IPPROTO_UDP;
@@ -124,7 +155,31 @@ static struct rtable *sroce_route(struct sroce_qp *qp)
 	if (IS_ERR(rt))
 		return NULL;
 	dst_cache_set_ip4(&qp->dst_cache, &rt->dst, fl.saddr);
-	return rt;
+	return &rt->dst;
+}
+
+static struct dst_entry *sroce_route6(struct sroce_qp *qp)
+{
+	struct in6_addr saddr;
+	struct dst_entry *dst;
+	struct flowi6 fl;
+
+	if (!IS_ENABLED(CONFIG_IPV6) || !sroce_sock6)
+		return NULL;
+	dst = dst_cache_get_ip6(&qp->dst_cache, &saddr);
+	if (dst)
+		return dst;
+	memset(&fl, 0, sizeof(fl));
+	fl.flowi6_oif = qp->sdev->ndev->ifindex;
+	fl.flowi6_proto = IPPROTO_UDP;
+	fl.saddr = qp->av.saddr6;
+	fl.daddr = qp->av.daddr6;
+	dst = ipv6_stub->ipv6_dst_lookup_flow(&init_net, sroce_sock6->sk, &fl,
+					      NULL);
+	if (IS_ERR(dst))
+		return NULL;
+	dst_cache_set_ip6(&qp->dst_cache, dst, &fl.saddr);
+	return dst;
 }
 
 /*
@@ -134,27 +189,31 @@ static struct rtable *sroce_route(struct sroce_qp *qp)
  */
 void sroce_xmit(struct sroce_qp *qp, struct sk_buff_head *list)
 {
+	struct dst_entry *dst;
 	struct sk_buff *skb;
-	struct rtable *rt;
 
 	if (skb_queue_empty(list))
 		return;
 	local_bh_disable();
-	rt = sroce_route(qp);
+	dst = qp->av.ipv6 ? sroce_route6(qp) : sroce_route4(qp);
 	while ((skb = __skb_dequeue(list))) {
-		if (!rt) {
+		if (!dst) {
 			sroce_count(qp->sdev, SROCE_CNT_TX_DROP);
 			kfree_skb(skb);
 			continue;
 		}
 		sroce_count(qp->sdev, SROCE_CNT_TX_PACKETS);
-		memset(IPCB(skb), 0, sizeof(*IPCB(skb)));
-		skb->dev = rt->dst.dev;
-		skb_dst_set(skb, dst_clone(&rt->dst));
-		ip_local_out(&init_net, sroce_sock4->sk, skb);
+		skb->dev = dst->dev;
+		skb_dst_set(skb, dst_clone(dst));
+		if (qp->av.ipv6) {
+			memset(IP6CB(skb), 0, sizeof(*IP6CB(skb)));
+			ip6_local_out(&init_net, sroce_sock6->sk, skb);
+		} else {
+			memset(IPCB(skb), 0, sizeof(*IPCB(skb)));
+			ip_local_out(&init_net, sroce_sock4->sk, skb);
+		}
 	}
-	if (rt)
-		ip_rt_put(rt);
+	dst_release(dst);
 	local_bh_enable();
 }
 
@@ -170,7 +229,7 @@ static struct ib_device *sroce_rx_device(struct sk_buff *skb)
 	struct ib_device *ibdev;
 
 	rcu_read_lock();
-	if (ndev->flags & IFF_LOOPBACK) {
+	if ((ndev->flags & IFF_LOOPBACK) && skb->protocol == htons(ETH_P_IP)) {
 		struct net_device *owner;
 
 		owner = __ip_dev_find(&init_net, ip_hdr(skb)->daddr, false);
@@ -201,7 +260,8 @@ static int sroce_udp_rcv(struct sock *sk, struct sk_buff *skb)
 	bool kick;
 	u32 len;
 
-	if (skb->protocol != htons(ETH_P_IP) || skb_linearize(skb))
+	if ((skb->protocol != htons(ETH_P_IP) &&
+	     skb->protocol != htons(ETH_P_IPV6)) || skb_linearize(skb))
 		goto drop;
 	len = ntohs(udp_hdr(skb)->len);
 	if (len < sizeof(struct udphdr) ||

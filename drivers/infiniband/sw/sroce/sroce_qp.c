@@ -236,11 +236,18 @@ static int sroce_qp_set_av(struct sroce_qp *qp, struct rdma_ah_attr *ah)
 		return -EINVAL;
 	rdma_gid2ip((struct sockaddr *)&src, &grh->sgid_attr->gid);
 	rdma_gid2ip((struct sockaddr *)&dst, &grh->dgid);
-	if (src.in.sin_family != AF_INET || dst.in.sin_family != AF_INET)
-		return -EAFNOSUPPORT;	/* IPv6 paths are not done yet */
+	if (src.in.sin_family != dst.in.sin_family)
+		return -EINVAL;		/* IPv4 to IPv6 cannot be routed */
 
-	qp->av.saddr = src.in.sin_addr.s_addr;
-	qp->av.daddr = dst.in.sin_addr.s_addr;
+	qp->av.ipv6 = src.in.sin_family == AF_INET6;
+	if (qp->av.ipv6) {
+		qp->av.saddr6 = src.in6.sin6_addr;
+		qp->av.daddr6 = dst.in6.sin6_addr;
+	} else {
+		qp->av.saddr = src.in.sin_addr.s_addr;
+		qp->av.daddr = dst.in.sin_addr.s_addr;
+	}
+	qp->av.flow_label = grh->flow_label;
 	qp->av.tos = grh->traffic_class;
 	qp->av.ttl = grh->hop_limit ? grh->hop_limit : 64;
 	qp->ah_attr = *ah;

@@ -93,10 +93,14 @@ struct sroce_rd_res {
 };
 
 struct sroce_av {
+	bool		ipv6;
 	__be32		saddr;
 	__be32		daddr;
-	u8		tos;
-	u8		ttl;
+	struct in6_addr	saddr6;
+	struct in6_addr	daddr6;
+	u32		flow_label;
+	u8		tos;		/* or IPv6 traffic class */
+	u8		ttl;		/* or IPv6 hop limit */
 	__be16		sport;
 };
 
