@@ -21,7 +21,7 @@
  *            Read with a bad rkey each end in REM_ACCESS_ERR, and the
  *            responder's QP goes to the error state
  *   qp       transitions missing a required attribute are refused;
- *            ibv_query_qp returns what was set
+ *            ibv_query_qp returns what was set; SQD drains with an event
  *   mr       Writes and Reads from an MR at an odd address and length
  *   cq       solicited-only arming: an event for a solicited Send and
  *            none for an unsolicited one; ibv_resize_cq with a completion
@@ -764,6 +764,29 @@ static void case_qp(struct ctx *c)
 	       q.qp_access_flags == (IBV_ACCESS_REMOTE_WRITE |
 				     IBV_ACCESS_REMOTE_READ);
 	ok(good, "qp: ibv_query_qp returns the attributes set");
+
+	/* RTS -> SQD: an idle send queue is drained at once, with an event. */
+	{
+		struct pollfd pfd = { .fd = c->ibv->async_fd, .events = POLLIN };
+		struct ibv_async_event ev;
+		bool drained = false;
+		int fl = fcntl(c->ibv->async_fd, F_GETFL);
+
+		fcntl(c->ibv->async_fd, F_SETFL, fl | O_NONBLOCK);
+		a.qp_state = IBV_QPS_SQD;
+		good = !ibv_modify_qp(c->qp, &a, IBV_QP_STATE);
+		while (good && !drained && poll(&pfd, 1, 10000) == 1 &&
+		       !ibv_get_async_event(c->ibv, &ev)) {
+			drained = ev.event_type == IBV_EVENT_SQ_DRAINED &&
+				  ev.element.qp == c->qp;
+			ibv_ack_async_event(&ev);
+		}
+		ok(drained, "qp: RTS->SQD raises IBV_EVENT_SQ_DRAINED");
+		a.qp_state = IBV_QPS_RTS;
+		ok(!ibv_modify_qp(c->qp, &a, IBV_QP_STATE) &&
+		   !ibv_query_qp(c->qp, &q, IBV_QP_STATE, &init) &&
+		   q.qp_state == IBV_QPS_RTS, "qp: SQD->RTS");
+	}
 
 	qp = ibv_create_qp(c->pd, &init);
 	if (!qp)

@@ -122,6 +122,7 @@ static void sroce_comp_ack(struct sroce_qp *qp, u32 psn)
 
 static void sroce_comp_timers(struct sroce_qp *qp)
 {
+	sroce_qp_check_drained(qp);
 	if (qp->comp_idx == qp->req_idx && qp->req_off == 0)
 		del_timer(&qp->retrans_timer);
 	else
@@ -258,7 +259,7 @@ void sroce_retrans_timer(struct timer_list *t)
 	unsigned long flags;
 
 	spin_lock_irqsave(&qp->lock, flags);
-	if (qp->state != IB_QPS_RTS ||
+	if ((qp->state != IB_QPS_RTS && qp->state != IB_QPS_SQD) ||
 	    (qp->comp_idx == qp->req_idx && qp->req_off == 0)) {
 		sroce_qp_unlock(qp, flags);
 		return;

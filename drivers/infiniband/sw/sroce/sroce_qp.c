@@ -345,11 +345,21 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	if (next != cur || (mask & IB_QP_STATE)) {
 		if (next == IB_QPS_RESET)
 			sroce_qp_reset(qp);
-		if (next == IB_QPS_RTS && cur != IB_QPS_RTS) {
+		if (next == IB_QPS_RTS && cur != IB_QPS_RTS &&
+		    cur != IB_QPS_SQD) {
 			qp->retries_left = qp->retry_cnt;
 			qp->rnr_left = qp->rnr_retry;
 		}
+		if (next == IB_QPS_SQD && cur == IB_QPS_RTS) {
+			/* Finish the message under way, start no other. */
+			qp->sqd_limit = qp->req_idx;
+			if (qp->req_off)
+				qp->sqd_limit = (qp->req_idx + 1) &
+						qp->sq.index_mask;
+			qp->sqd_pending = true;
+		}
 		WRITE_ONCE(qp->state, next);
+		sroce_qp_check_drained(qp);
 		if (next == IB_QPS_ERR)
 			sroce_qp_flush(qp);
 	}
@@ -449,6 +459,29 @@ void sroce_qp_unlock(struct sroce_qp *qp, unsigned long flags)
 		sroce_cq_notify(qp->scq);
 	if (notify & SROCE_NOTIFY_RCQ)
 		sroce_cq_notify(qp->rcq);
+	if ((notify & SROCE_NOTIFY_SQ_DRAINED) && qp->ibqp.event_handler) {
+		struct ib_event ev = {
+			.device = qp->ibqp.device,
+			.element.qp = &qp->ibqp,
+			.event = IB_EVENT_SQ_DRAINED,
+		};
+
+		qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
+	}
+}
+
+/*
+ * In SQD the requester starts nothing new; once every WQE it had started
+ * is acknowledged, the consumer gets one IB_EVENT_SQ_DRAINED.
+ * qp->lock held.
+ */
+void sroce_qp_check_drained(struct sroce_qp *qp)
+{
+	if (qp->state == IB_QPS_SQD && qp->sqd_pending &&
+	    qp->comp_idx == qp->sqd_limit) {
+		qp->sqd_pending = false;
+		qp->notify |= SROCE_NOTIFY_SQ_DRAINED;
+	}
 }
 
 /* Run the engines that send: requester and pending read responses. */

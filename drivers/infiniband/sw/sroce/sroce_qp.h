@@ -155,6 +155,8 @@ struct sroce_qp {
 	u8			retries_left;
 	u8			rnr_left;
 	bool			rnr_wait;
+	bool			sqd_pending;	/* SQ_DRAINED event owed */
+	u32			sqd_limit;	/* SQD: first WQE not to start */
 	struct timer_list	retrans_timer;
 	struct timer_list	rnr_timer;
 
@@ -187,11 +189,13 @@ static inline struct sroce_qp *to_sqp(struct ib_qp *ibqp)
 
 #define SROCE_NOTIFY_SCQ	BIT(0)
 #define SROCE_NOTIFY_RCQ	BIT(1)
+#define SROCE_NOTIFY_SQ_DRAINED	BIT(2)
 
 void sroce_qp_post_cqe(struct sroce_qp *qp, struct sroce_cq *cq,
 		       const struct ib_wc *wc, bool solicited);
 void sroce_qp_unlock(struct sroce_qp *qp, unsigned long flags)
 	__releases(&qp->lock);
+void sroce_qp_check_drained(struct sroce_qp *qp);
 
 struct sroce_qp *sroce_qp_get(struct sroce_dev *sdev, u32 qpn);
 void sroce_qp_put(struct sroce_qp *qp);

@@ -295,8 +295,18 @@ bool sroce_req_run(struct sroce_qp *qp, struct sk_buff_head *out, int budget)
 	while (budget-- > 0) {
 		struct sroce_swqe *w;
 
-		if (qp->state != IB_QPS_RTS || qp->rnr_wait)
+		if (qp->rnr_wait)
 			return false;
+		if (qp->state == IB_QPS_SQD) {
+			u32 mask = qp->sq.index_mask;
+
+			/* Only WQEs started before SQD, resends included. */
+			if (((qp->req_idx - qp->comp_idx) & mask) >=
+			    ((qp->sqd_limit - qp->comp_idx) & mask))
+				return false;
+		} else if (qp->state != IB_QPS_RTS) {
+			return false;
+		}
 		if (qp->req_idx == qp->fetch_idx) {
 			u32 prod = sroce_queue_producer(&qp->sq);
 			u32 mask = qp->sq.index_mask;
