@@ -24,8 +24,6 @@
 #include "sroce_param.h"
 #include "sroce_qp.h"
 
-#define SROCE_SWQE_HDR		offsetof(struct rxe_send_wqe, dma.sge)
-#define SROCE_RWQE_HDR		offsetof(struct rxe_recv_wqe, dma.sge)
 #define SROCE_REQ_BUDGET	64
 
 struct sroce_qp *sroce_qp_get(struct sroce_dev *sdev, u32 qpn)

@@ -53,6 +53,10 @@ static inline u32 sroce_read_chunk(u32 mtu)
 	return sroce_window(mtu) / 2 * mtu;
 }
 
+/* Bytes of the provider's send and receive WQEs before their SGE lists. */
+#define SROCE_SWQE_HDR		offsetof(struct rxe_send_wqe, dma.sge)
+#define SROCE_RWQE_HDR		offsetof(struct rxe_recv_wqe, dma.sge)
+
 /* A validated, kernel-private copy of one send WQE. */
 struct sroce_swqe {
 	u64		wr_id;

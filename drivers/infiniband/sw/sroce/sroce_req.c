@@ -22,8 +22,6 @@
 #include "sroce_param.h"
 #include "sroce_qp.h"
 
-#define SROCE_SWQE_HDR		offsetof(struct rxe_send_wqe, dma.sge)
-
 static bool sroce_opcode_allowed(u32 opcode)
 {
 	switch (opcode) {

@@ -27,7 +27,6 @@
 #include "sroce_qp.h"
 
 #define SROCE_ACK_COALESCE	16
-#define SROCE_RWQE_HDR		offsetof(struct rxe_recv_wqe, dma.sge)
 
 enum sroce_resp_verdict {
 	SROCE_RESP_OK,
