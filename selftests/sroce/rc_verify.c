@@ -15,11 +15,13 @@
  *            is compared byte for byte on the other side; every work
  *            request must complete exactly once
  *   burst    64 Writes and 64 Sends in flight at once, then verified
+ *   sig      selective signalling (8 of 64 Writes signalled: 8 completions,
+ *            all data landed); an inline Send of exactly max_inline_data
  *   rnr      a Send with no receive posted ends in RNR_RETRY_EXC_ERR
  *   retry    a Send to a peer QP in the error state ends in RETRY_EXC_ERR
- *   access   Write without REMOTE_WRITE, a bad rkey, out of bounds, and a
- *            Read with a bad rkey each end in REM_ACCESS_ERR, and the
- *            responder's QP goes to the error state
+ *   access   Write without REMOTE_WRITE, a bad rkey, out of bounds, an MR
+ *            of another PD, for Writes and Reads, each end in
+ *            REM_ACCESS_ERR, and the responder's QP goes to the error state
  *   qp       transitions missing a required attribute are refused;
  *            ibv_query_qp returns what was set; SQD drains with an event
  *   mr       Writes and Reads from an MR at an odd address and length
@@ -66,6 +68,8 @@ struct peer {
 	uint32_t rkey;
 	uint64_t ro_addr;	/* region without REMOTE_WRITE */
 	uint32_t ro_rkey;
+	uint64_t pd2_addr;	/* writable region of another PD */
+	uint32_t pd2_rkey;
 	uint32_t len;
 };
 
@@ -76,6 +80,8 @@ struct ctx {
 	struct ibv_qp *qp;
 	struct ibv_mr *mr;	/* local: LOCAL_WRITE | REMOTE_* */
 	struct ibv_mr *ro_mr;	/* REMOTE_READ only */
+	struct ibv_pd *pd2;
+	struct ibv_mr *pd2_mr;	/* full access, but in pd2 */
 	uint8_t *buf;
 	uint8_t *ro_buf;
 	int gid_index;
@@ -204,6 +210,12 @@ static void open_device(struct ctx *c, const char *name)
 	c->mr = ibv_reg_mr(c->pd, c->buf, BUF_SIZE,
 			   IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
 			   IBV_ACCESS_REMOTE_READ);
+	c->pd2 = ibv_alloc_pd(c->ibv);
+	if (!c->pd2)
+		die("second PD");
+	c->pd2_mr = ibv_reg_mr(c->pd2, c->ro_buf, BUF_SIZE,
+			       IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+			       IBV_ACCESS_REMOTE_READ);
 	c->ro_mr = ibv_reg_mr(c->pd, c->ro_buf, BUF_SIZE,
 			      IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ);
 	if (!c->mr || !c->ro_mr)
@@ -261,6 +273,8 @@ static void connect_qp_with(struct ctx *c, const struct qp_opts *o,
 	c->me.rkey = c->mr->rkey;
 	c->me.ro_addr = (uintptr_t)c->ro_buf;
 	c->me.ro_rkey = c->ro_mr->rkey;
+	c->me.pd2_addr = (uintptr_t)c->ro_buf;
+	c->me.pd2_rkey = c->pd2_mr->rkey;
 	c->me.len = BUF_SIZE;
 	me = c->me;
 	xfer(c, &me, &c->remote, sizeof(me));
@@ -671,13 +685,16 @@ static void case_access(struct ctx *c)
 	struct {
 		const char *name;
 		enum ibv_wr_opcode op;
-		int kind;	/* 0 no write access, 1 bad rkey, 2 out of bounds */
+		/* 0 no write access, 1 bad rkey, 2 out of bounds, 3 other PD */
+		int kind;
 	} cases[] = {
 		{ "write without REMOTE_WRITE", IBV_WR_RDMA_WRITE, 0 },
 		{ "write with a bad rkey", IBV_WR_RDMA_WRITE, 1 },
 		{ "write out of bounds", IBV_WR_RDMA_WRITE, 2 },
 		{ "read with a bad rkey", IBV_WR_RDMA_READ, 1 },
 		{ "read out of bounds", IBV_WR_RDMA_READ, 2 },
+		{ "write to an MR of another PD", IBV_WR_RDMA_WRITE, 3 },
+		{ "read from an MR of another PD", IBV_WR_RDMA_READ, 3 },
 	};
 	unsigned int i;
 
@@ -695,6 +712,10 @@ static void case_access(struct ctx *c)
 		rkey = cases[i].kind == 0 ? c->remote.ro_rkey : c->remote.rkey;
 		if (cases[i].kind == 1)
 			rkey ^= 0x5500;
+		if (cases[i].kind == 3) {
+			addr = c->remote.pd2_addr;
+			rkey = c->remote.pd2_rkey;
+		}
 		if (cases[i].kind == 2)
 			addr += c->remote.len - 10;
 		expect_error(c, cases[i].name, cases[i].op, addr, rkey, 100,
@@ -733,6 +754,87 @@ static void case_retry(struct ctx *c)
 	sync_peer(c, 1);
 	expect_error(c, "send to a dead peer QP (retry_cnt 2)", IBV_WR_SEND,
 		     0, 0, 100, IBV_WC_RETRY_EXC_ERR);
+}
+
+/*
+ * Selective signalling: of 64 Writes only every 8th is signalled; exactly
+ * 8 completions come, in order, and all 64 land. Then a Send of exactly
+ * the QP's max_inline_data bytes, inline.
+ */
+static void case_sig(struct ctx *c)
+{
+	struct ibv_qp_init_attr init;
+	const int n = 64, len = 3000;
+	struct ibv_qp_attr qa;
+	struct ibv_wc wc[64];
+	uint32_t inl;
+	bool good = true;
+	int i, got;
+
+	connect_qp(c, &default_opts);
+	if (ibv_query_qp(c->qp, &qa, IBV_QP_CAP, &init))
+		die("ibv_query_qp");
+	inl = qa.cap.max_inline_data;
+	if (c->server) {
+		memset(c->buf, 0, n * 4096u);
+		post_recv(c, 555, 1);
+		sync_peer(c, 1);
+		sync_peer(c, 1);
+		for (i = 0; i < n && good; i++)
+			good = check(c->buf + i * 4096u, len, 7000 + i);
+		ok(sync_peer(c, good) && good, "sig: 64 writes, 8 signalled, all landed");
+		got = poll_n(c, wc, 1);
+		sync_peer(c, 1);
+		good = got == 1 && wc[0].status == IBV_WC_SUCCESS &&
+		       wc[0].byte_len == inl && check(c->buf + RECV_OFF, inl, 31);
+		ok(sync_peer(c, good) && good, "sig: inline send of max_inline_data (%u) bytes",
+		   inl);
+		return;
+	}
+	sync_peer(c, 1);
+	for (i = 0; i < n; i++) {
+		struct ibv_send_wr wr = {}, *bad;
+		struct ibv_sge sge = { (uintptr_t)c->buf + LOCAL_OFF + i * 4096u,
+				       len, c->mr->lkey };
+
+		fill(c->buf + LOCAL_OFF + i * 4096u, len, 7000 + i);
+		wr.wr_id = i;
+		wr.sg_list = &sge;
+		wr.num_sge = 1;
+		wr.opcode = IBV_WR_RDMA_WRITE;
+		wr.send_flags = i % 8 == 7 ? IBV_SEND_SIGNALED : 0;
+		wr.wr.rdma.remote_addr = c->remote.addr + i * 4096u;
+		wr.wr.rdma.rkey = c->remote.rkey;
+		if (ibv_post_send(c->qp, &wr, &bad))
+			die("ibv_post_send");
+	}
+	got = poll_n(c, wc, n / 8);
+	good = got == n / 8;
+	for (i = 0; i < got; i++)
+		good = good && wc[i].status == IBV_WC_SUCCESS &&
+		       wc[i].wr_id == (uint64_t)(i * 8 + 7);
+	if (ibv_poll_cq(c->cq, 1, wc) != 0)
+		good = false;	/* nothing for the unsignalled ones */
+	sync_peer(c, 1);
+	ok(sync_peer(c, good) && good, "sig: 64 writes, 8 signalled, 8 completions in order");
+
+	{
+		struct ibv_send_wr wr = {}, *bad;
+		struct ibv_sge sge = { (uintptr_t)c->buf + LOCAL_OFF, inl,
+				       c->mr->lkey };
+
+		fill(c->buf + LOCAL_OFF, inl, 31);
+		wr.wr_id = 556;
+		wr.sg_list = &sge;
+		wr.num_sge = 1;
+		wr.opcode = IBV_WR_SEND;
+		wr.send_flags = IBV_SEND_SIGNALED | IBV_SEND_INLINE;
+		good = !ibv_post_send(c->qp, &wr, &bad) && poll_n(c, wc, 1) == 1 &&
+		       wc[0].status == IBV_WC_SUCCESS;
+		sync_peer(c, 1);
+		ok(sync_peer(c, good) && good, "sig: inline send of max_inline_data (%u) bytes",
+		   inl);
+	}
 }
 
 /* Required attributes are enforced; query returns what was set. */
@@ -1092,7 +1194,7 @@ static void case_garbage(struct ctx *c)
 int main(int argc, char **argv)
 {
 	const char *dev = "sroce0", *host = NULL;
-	const char *cases = "data,burst,rnr,retry,access,qp,mr,cq,garbage";
+	const char *cases = "data,burst,sig,rnr,retry,access,qp,mr,cq,garbage";
 	struct ctx c = { .gid_index = 1, .sock = -1 };
 	int opt;
 
@@ -1135,6 +1237,8 @@ int main(int argc, char **argv)
 		case_burst(&c, false);
 		case_burst(&c, true);
 	}
+	if (strstr(cases, "sig"))
+		case_sig(&c);
 	if (strstr(cases, "rnr"))
 		case_rnr(&c);
 	if (strstr(cases, "retry"))

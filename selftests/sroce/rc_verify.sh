@@ -14,7 +14,7 @@ ktap_begin
 sroce_install_module || exit 1
 sroce_setup_net || exit 1
 sroce_link_up eth0 sroce0
-cases=data,burst,rnr,retry,access,qp,mr,cq,garbage
+cases=data,burst,sig,rnr,retry,access,qp,mr,cq,garbage
 mtu=1024
 if [ -n "${SROCE_MTU:-}" ]; then
 	# Path MTU 4096 needs room for 4096 bytes of payload plus headers.
