@@ -21,6 +21,13 @@ check "IPv6 GID ready" wait_for 30 bash -c "ibv_devinfo -v -d sroce0 | grep -q '
 idx=$(gid_index "$me")
 diag "GID index of $me: $idx"
 sync_peer ready
+# Neighbour discovery first: the RDMA core resolves the peer's MAC when
+# the QP goes to RTR, and gives up sooner than a TCG guest answers.
+peer_ll=$(printf 'fe80::5054:ff:fe5e:%x%%eth0' "${SROCE_PEER_IP##*.}")
+check "peer reachable over IPv6" \
+	ping -6 -c 2 -W 10 "fd00:11::${SROCE_PEER_IP##*.}"
+check "peer reachable over IPv6 link-local" ping -6 -c 2 -W 10 "$peer_ll"
+sync_peer neighbours
 
 prog=$SROCE_SRC/selftests/sroce/rc_verify
 if [ "$SROCE_ROLE" = a ]; then

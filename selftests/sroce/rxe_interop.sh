@@ -17,6 +17,12 @@ else
 	dev=sroce0
 fi
 sroce_link_up eth0 $dev
+sync_peer up
+# Warm the neighbour caches: QPs resolve the peer's MAC at RTR, and the
+# RDMA core gives up sooner than a TCG guest may answer.
+check "peer reachable over IPv4" ping -c 2 -W 10 "$SROCE_PEER_IP"
+check "peer reachable over IPv6 link-local" ping -6 -c 2 -W 10 \
+	"$(printf 'fe80::5054:ff:fe5e:%x%%eth0' "${SROCE_PEER_IP##*.}")"
 
 step=0
 # run SERVER_ROLE NAME CMD...: SERVER_ROLE serves, the other connects.
