@@ -47,6 +47,9 @@ for line in "${sel[@]}"; do
 	out=$RESULTS/${t//\//_}
 	opt=()
 	[ "$topo" = pair ] && opt=(--pair)
+	# A test may ask for more guest memory with a "# memory: MiB" line.
+	mem=$(sed -n 's/^# memory: \([0-9]*\)$/\1/p' "selftests/$t")
+	[ -n "$mem" ] && opt+=(-m "$mem")
 	echo "# selftest $t ($topo)"
 	start=$SECONDS
 	vmlog=$(tools/testbed/vm.sh "${opt[@]}" -t "$TIMEOUT" -o "$out" \

@@ -1,0 +1,26 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Topology "pair", guests with 3 GiB: one 1 GiB message each way with
+# ibv_rc_pingpong (a Send segmented into a million packets at MTU 1024,
+# received into one 1 GiB buffer), the largest size class the data path
+# promises to carry in tests.
+# memory: 3072
+. "$(dirname "$0")/../lib.sh"
+
+ktap_begin
+sroce_install_module || exit 1
+sroce_setup_net || exit 1
+sroce_link_up eth0 sroce0
+if pair_app a 18950 ibv_rc_pingpong -d sroce0 -g 1 -s 1073741824 -n 1; then
+	ktap_ok "ibv_rc_pingpong, one 1 GiB message each way"
+	grep -E 'iters in|bytes in' /tmp/app.log | sed 's/^/# /'
+else
+	ktap_fail "ibv_rc_pingpong, one 1 GiB message each way (exit $?)"
+	tail -n 10 /tmp/app.log | sed 's/^/#   /'
+fi
+diag "counters: $(rdma statistic show link sroce0/1 | tr -s ' ')"
+sync_peer done
+check "rdma link delete" rdma link delete sroce0
+check "rmmod" rmmod rdma_sroce
+ktap_end
