@@ -62,7 +62,7 @@ gids() { ibv_devinfo -v -d s_va | sed -n 's/^[[:space:]]*GID\[ *[0-9]*\]:[[:spac
 export -f gids
 
 guid=$(cat /sys/class/infiniband/s_va/node_guid | tr -d ':' |
-	sed 's/\(....\)\(....\)\(....\)\(....\)/\1:\2:\3:\4/;s/:0*\([0-9a-f]\)/:\1/g')
+	sed 's/\(....\)\(....\)\(....\)\(....\)/\1:\2:\3:\4/;s/\(^\|:\)0*\([0-9a-f]\)/\1\2/g')
 check "default GID is fe80:: + node GUID, RoCE v2" \
 	bash -c "gids | grep -qx 'fe80::$guid, RoCE v2'"
 
