@@ -17,6 +17,10 @@
 #include <linux/string.h>
 #include <linux/crc32.h>
 #include <asm/byteorder.h>
+#include <linux/bug.h>
+
+/* An engine invariant broke: warn once; the caller fails the QP. */
+#define SROCE_ENGINE_BUG(cond)	WARN_ON_ONCE(cond)
 
 /*
  * Raw reflected CRC32 (poly 0xEDB88320) update: no pre/post inversion, the
@@ -34,6 +38,13 @@ static inline u32 sroce_crc32_le(u32 crc, const u8 *p, size_t len)
 #include <string.h>
 #include <stdbool.h>
 #include <endian.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+/* An engine invariant broke: on the host that is a test failure. */
+#define SROCE_ENGINE_BUG(cond) \
+	((cond) ? (fprintf(stderr, "%s:%d: engine invariant broken: %s\n", \
+			   __FILE__, __LINE__, #cond), abort(), 1) : 0)
 
 /* Same widths as the kernel's types on every Linux ABI (ILP32 and LP64) */
 typedef unsigned char u8;

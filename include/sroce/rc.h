@@ -6,12 +6,14 @@
  *
  *  - responder: PSN class (expected / duplicate / out of sequence), request
  *    opcode sequencing, when to send a coalesced ACK;
- *  - AETH: syndrome build and decode, the credit code table;
+ *  - AETH: syndrome build and decode;
  *  - timers: the RNR NAK timer table, the local ACK timeout;
  *  - retry counters: retry_cnt and rnr_retry (7 = infinite) consumption;
  *  - requester: message segmentation into packets and opcodes;
- *  - completer: ACK coverage, READ response sequencing, what an ACK, NAK or
- *    RNR NAK asks for, and the work completion status of a fatal one.
+ *  - completer: ACK coverage, what an ACK, NAK or RNR NAK asks for, and
+ *    the work completion status of a fatal one.
+ *
+ * The engines that use these rules keep their state in rc_engine.h.
  *
  * PSN arguments may carry garbage in bits 31..24 (see psn.h); 5-bit codes
  * (credit, RNR timer, ACK timeout) ignore bits 7..5.
@@ -44,9 +46,6 @@ enum sroce_aeth_kind {
 	SROCE_AETH_KIND_RESERVED,
 };
 
-/* sroce_credit_value() of SROCE_AETH_CREDIT_INVALID: no end-to-end limit */
-#define SROCE_CREDITS_UNLIMITED		0xffffffffU
-
 /* sroce_ack_timeout_ns() of timeout 0: the ACK timer never fires */
 #define SROCE_ACK_TIMEOUT_INFINITE	0
 
@@ -68,14 +67,6 @@ enum sroce_wr_kind {
 /* sroce_rc_req_opcode() of an unknown kind: not a valid opcode */
 #define SROCE_OPCODE_NONE		0xff
 
-/* Completer: what to do with an RDMA READ response packet */
-enum sroce_rresp_verdict {
-	SROCE_RRESP_ACCEPT,	/* in order: place the payload */
-	SROCE_RRESP_STALE,	/* before the expected PSN: duplicate, drop */
-	SROCE_RRESP_RETRY,	/* after it: lost some, re-read from expected */
-	SROCE_RRESP_BAD,	/* expected PSN, wrong opcode: fatal */
-};
-
 /* Completer: what an ACK / NAK / RNR NAK syndrome asks for */
 enum sroce_ack_action {
 	SROCE_ACK_COMPLETE_UP_TO_PSN,	/* ACK: complete WQEs it covers */
@@ -89,6 +80,10 @@ enum sroce_ack_action {
 
 /* Work completion status numbers: the values of enum ib_wc_status */
 #define SROCE_WC_SUCCESS		0
+#define SROCE_WC_LOC_LEN_ERR		1
+#define SROCE_WC_LOC_QP_OP_ERR		2
+#define SROCE_WC_LOC_PROT_ERR		4
+#define SROCE_WC_WR_FLUSH_ERR		5
 #define SROCE_WC_BAD_RESP_ERR		7
 #define SROCE_WC_REM_INV_REQ_ERR	9
 #define SROCE_WC_REM_ACCESS_ERR		10
@@ -130,12 +125,6 @@ enum sroce_aeth_kind sroce_syndrome_kind(u8 syn);
 /* Value field (bits 4..0) of @syn: credit code, RNR timer code or NAK code */
 u8 sroce_syndrome_value(u8 syn);
 
-/* Largest credit code (0..30) whose credit count is <= @avail_wqes */
-u8 sroce_credit_code(u32 avail_wqes);
-
-/* Credit count of @code: RQ WQEs beyond the AETH MSN; 31 = unlimited */
-u32 sroce_credit_value(u8 code);
-
 /* Minimum RNR NAK timer of @code (enum ib_rnr_timeout) in microseconds */
 u32 sroce_rnr_timer_us(u8 code);
 
@@ -166,17 +155,6 @@ u8 sroce_read_resp_opcode(bool first, bool last);
 
 /* Completer: does an ACK of @ack_psn cover a WQE ending at @wqe_last_psn? */
 bool sroce_psn_covers(u32 ack_psn, u32 wqe_last_psn);
-
-/*
- * Completer: check READ response @opcode with @psn for the READ WQE ending at
- * @wqe_last_psn, the next expected response PSN being @expected_psn.
- * @first_expected is true when a First/Only must come (set it when the
- * request is sent or re-sent); it is updated on SROCE_RRESP_ACCEPT.
- */
-enum sroce_rresp_verdict sroce_comp_check_read_resp(u32 expected_psn,
-						    u32 wqe_last_psn, u32 psn,
-						    u8 opcode,
-						    bool *first_expected);
 
 /*
  * Completer: action for an ACK or NAK with syndrome @syn.  A NAK or RNR NAK

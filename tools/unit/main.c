@@ -13,5 +13,6 @@ int main(void)
 	test_psn();
 	test_icrc();
 	test_rc();
+	test_engine();
 	return tap_done();
 }

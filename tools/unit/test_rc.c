@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * RC transport decision tests: one test per rule of rc.h, each checked
- * against hand-written IBTA tables (syndromes, credits, RNR timer, opcodes)
+ * against hand-written IBTA tables (syndromes, RNR timer, opcodes)
  * and across the 24-bit PSN wrap.
  */
 #include <string.h>
@@ -215,38 +215,6 @@ static void test_syndromes(void)
 	tap_end();
 }
 
-/* IBTA credit code table, 0..30 (31 = invalid, no limit) */
-static const u32 credits[31] = {
-	0, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384,
-	512, 768, 1024, 1536, 2048, 3072, 4096, 6144, 8192, 12288, 16384,
-	24576, 32768,
-};
-
-static void test_credits(void)
-{
-	unsigned int c;
-
-	tap_begin("rc: credit code -> count, every code");
-	for (c = 0; c < 31; c++)
-		CHECK_EQ(sroce_credit_value((u8)c), credits[c]);
-	CHECK_EQ(sroce_credit_value(31), SROCE_CREDITS_UNLIMITED);
-	CHECK_EQ(sroce_credit_value(0x20 | 5), 6);	/* bits 7..5 ignored */
-	tap_end();
-
-	tap_begin("rc: count -> largest credit code not above it, every code");
-	for (c = 0; c < 31; c++) {
-		CHECK_EQ(sroce_credit_code(credits[c]), c);
-		if (c > 0)	/* one short of a count: the code below */
-			CHECK_EQ(sroce_credit_code(credits[c] - 1), c - 1);
-		if (c < 30)	/* between two counts: rounds down */
-			CHECK_EQ(sroce_credit_code(credits[c + 1] - 1), c);
-	}
-	CHECK_EQ(sroce_credit_code(5), 4);
-	CHECK_EQ(sroce_credit_code(32769), 30);
-	CHECK_EQ(sroce_credit_code(0xffffffff), 30);
-	tap_end();
-}
-
 /* enum ib_rnr_timeout, in units of 10 us (the table's ms * 100) */
 static const u32 rnr_10us[32] = {
 	65536, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256,
@@ -445,94 +413,6 @@ static void test_covers(void)
 	tap_end();
 }
 
-static void test_read_resp(void)
-{
-	bool fe;
-
-	tap_begin("rc: READ responses in order, 1 and 3 packets");
-	fe = true;
-	CHECK_EQ(sroce_comp_check_read_resp(7, 7, 7, RC(READ_RESP_ONLY), &fe),
-		 SROCE_RRESP_ACCEPT);
-	CHECK(fe);
-	CHECK_EQ(sroce_comp_check_read_resp(8, 10, 8, RC(READ_RESP_FIRST), &fe),
-		 SROCE_RRESP_ACCEPT);
-	CHECK(!fe);
-	CHECK_EQ(sroce_comp_check_read_resp(9, 10, 9, RC(READ_RESP_MIDDLE),
-					    &fe), SROCE_RRESP_ACCEPT);
-	CHECK(!fe);
-	CHECK_EQ(sroce_comp_check_read_resp(10, 10, 10, RC(READ_RESP_LAST),
-					    &fe), SROCE_RRESP_ACCEPT);
-	CHECK(fe);
-	tap_end();
-
-	tap_begin("rc: READ responses across the 24-bit wrap");
-	fe = true;
-	CHECK_EQ(sroce_comp_check_read_resp(0xffffff, 1, 0xffffff,
-					    RC(READ_RESP_FIRST), &fe),
-		 SROCE_RRESP_ACCEPT);
-	CHECK_EQ(sroce_comp_check_read_resp(0, 1, 0, RC(READ_RESP_MIDDLE),
-					    &fe), SROCE_RRESP_ACCEPT);
-	CHECK_EQ(sroce_comp_check_read_resp(1, 1, 0x01000001,
-					    RC(READ_RESP_LAST), &fe),
-		 SROCE_RRESP_ACCEPT);
-	CHECK(fe);
-	fe = false;	/* a duplicate of the First, one behind */
-	CHECK_EQ(sroce_comp_check_read_resp(0, 1, 0xffffff,
-					    RC(READ_RESP_FIRST), &fe),
-		 SROCE_RRESP_STALE);
-	CHECK(!fe);
-	tap_end();
-
-	tap_begin("rc: READ response gap -> retry, re-read restarts at First");
-	fe = false;	/* First (20) seen, 21 lost, 22 arrives */
-	CHECK_EQ(sroce_comp_check_read_resp(21, 23, 22, RC(READ_RESP_MIDDLE),
-					    &fe), SROCE_RRESP_RETRY);
-	CHECK(!fe);
-	fe = true;	/* request re-sent for 21..23 */
-	CHECK_EQ(sroce_comp_check_read_resp(21, 23, 22, RC(READ_RESP_MIDDLE),
-					    &fe), SROCE_RRESP_RETRY);
-	CHECK_EQ(sroce_comp_check_read_resp(21, 23, 21, RC(READ_RESP_FIRST),
-					    &fe), SROCE_RRESP_ACCEPT);
-	CHECK_EQ(sroce_comp_check_read_resp(22, 23, 22, RC(READ_RESP_MIDDLE),
-					    &fe), SROCE_RRESP_ACCEPT);
-	CHECK_EQ(sroce_comp_check_read_resp(23, 23, 23, RC(READ_RESP_LAST),
-					    &fe), SROCE_RRESP_ACCEPT);
-	CHECK(fe);
-	fe = true;	/* only the last packet left: re-read gives an Only */
-	CHECK_EQ(sroce_comp_check_read_resp(23, 23, 23, RC(READ_RESP_ONLY),
-					    &fe), SROCE_RRESP_ACCEPT);
-	tap_end();
-
-	tap_begin("rc: READ response with the wrong opcode is a bad response");
-	fe = true;
-	CHECK_EQ(sroce_comp_check_read_resp(5, 7, 5, RC(READ_RESP_MIDDLE),
-					    &fe), SROCE_RRESP_BAD);
-	CHECK_EQ(sroce_comp_check_read_resp(5, 7, 5, RC(READ_RESP_LAST), &fe),
-		 SROCE_RRESP_BAD);
-	CHECK_EQ(sroce_comp_check_read_resp(5, 7, 5, RC(READ_RESP_ONLY), &fe),
-		 SROCE_RRESP_BAD);	/* Only of a 3-packet read */
-	CHECK_EQ(sroce_comp_check_read_resp(5, 5, 5, RC(READ_RESP_FIRST),
-					    &fe), SROCE_RRESP_BAD);
-	CHECK(fe);	/* unchanged */
-	fe = false;
-	CHECK_EQ(sroce_comp_check_read_resp(6, 7, 6, RC(READ_RESP_FIRST),
-					    &fe), SROCE_RRESP_BAD);
-	CHECK_EQ(sroce_comp_check_read_resp(6, 7, 6, RC(READ_RESP_LAST), &fe),
-		 SROCE_RRESP_BAD);	/* Last before the end */
-	CHECK_EQ(sroce_comp_check_read_resp(7, 7, 7, RC(READ_RESP_MIDDLE),
-					    &fe), SROCE_RRESP_BAD);
-	CHECK(!fe);
-	CHECK_EQ(sroce_comp_check_read_resp(6, 7, 6, SROCE_RC_ACK, &fe),
-		 SROCE_RRESP_BAD);
-	CHECK_EQ(sroce_comp_check_read_resp(6, 7, 6, RC(ATOMIC_ACK), &fe),
-		 SROCE_RRESP_BAD);
-	CHECK_EQ(sroce_comp_check_read_resp(6, 7, 6, RC(READ_REQ), &fe),
-		 SROCE_RRESP_BAD);
-	CHECK_EQ(sroce_comp_check_read_resp(6, 7, 6, 0x2e, &fe),
-		 SROCE_RRESP_BAD);	/* 0x0e on UC: not a response */
-	tap_end();
-}
-
 static void test_ack_action(void)
 {
 	static const struct {
@@ -591,12 +471,10 @@ void test_rc(void)
 	test_check_seq();
 	test_ack_now();
 	test_syndromes();
-	test_credits();
 	test_timers();
 	test_retry();
 	test_req_opcode();
 	test_npkts();
 	test_covers();
-	test_read_resp();
 	test_ack_action();
 }

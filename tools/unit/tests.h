@@ -9,5 +9,6 @@ void test_parse(void);
 void test_psn(void);
 void test_icrc(void);
 void test_rc(void);
+void test_engine(void);
 
 #endif /* _SROCE_UNIT_TESTS_H */

@@ -7,6 +7,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include "sroce.h"
+#include "sroce/rc_engine.h"
 #include "sroce_counters.h"
 
 static const struct rdma_stat_desc sroce_counter_descs[] = {
@@ -27,6 +28,30 @@ static const struct rdma_stat_desc sroce_counter_descs[] = {
 	[SROCE_CNT_OUT_OF_SEQ_REQUESTS].name = "out_of_sequence_requests",
 	[SROCE_CNT_STALE_RESPONSES].name = "stale_responses",
 	[SROCE_CNT_CQ_OVERFLOWS].name = "cq_overflows",
+	[SROCE_CNT_GHOST_RESPONSES].name = "ghost_responses",
+	[SROCE_CNT_BAD_RESPONSES].name = "bad_responses",
+	[SROCE_CNT_READ_REREQUESTS].name = "read_rerequests",
+	[SROCE_CNT_RX_DROP_BAD_REQUEST].name = "rx_drop_bad_request",
+	[SROCE_CNT_RX_DROP_BAD_DUP_READ].name = "rx_drop_bad_dup_read",
+};
+
+/* The counter of each engine event (enum sroce_eng_event) */
+static const u8 sroce_event_counter[SROCE_EV_NR] = {
+	[SROCE_EV_STALE] = SROCE_CNT_STALE_RESPONSES,
+	[SROCE_EV_GHOST] = SROCE_CNT_GHOST_RESPONSES,
+	[SROCE_EV_BAD_RESP] = SROCE_CNT_BAD_RESPONSES,
+	[SROCE_EV_SEQ_NAK_RCVD] = SROCE_CNT_SEQ_NAKS_RCVD,
+	[SROCE_EV_RNR_NAK_RCVD] = SROCE_CNT_RNR_NAKS_RCVD,
+	[SROCE_EV_REWIND] = SROCE_CNT_RETRANSMITS,
+	[SROCE_EV_REREAD] = SROCE_CNT_READ_REREQUESTS,
+	[SROCE_EV_TIMEOUT] = SROCE_CNT_RETRANSMIT_TIMEOUTS,
+	[SROCE_EV_DUP_REQ] = SROCE_CNT_DUP_REQUESTS,
+	[SROCE_EV_OOS_REQ] = SROCE_CNT_OUT_OF_SEQ_REQUESTS,
+	[SROCE_EV_SEQ_NAK_SENT] = SROCE_CNT_SEQ_NAKS_SENT,
+	[SROCE_EV_RNR_NAK_SENT] = SROCE_CNT_RNR_NAKS_SENT,
+	[SROCE_EV_FATAL_NAK_SENT] = SROCE_CNT_FATAL_NAKS_SENT,
+	[SROCE_EV_BAD_REQ] = SROCE_CNT_RX_DROP_BAD_REQUEST,
+	[SROCE_EV_DUP_READ_BAD] = SROCE_CNT_RX_DROP_BAD_DUP_READ,
 };
 
 static_assert(ARRAY_SIZE(sroce_counter_descs) == SROCE_CNT_NR);
@@ -34,6 +59,17 @@ static_assert(ARRAY_SIZE(sroce_counter_descs) == SROCE_CNT_NR);
 void sroce_count(struct sroce_dev *sdev, enum sroce_counter c)
 {
 	atomic64_inc(&sdev->counters[c]);
+}
+
+void sroce_count_events(struct sroce_dev *sdev, u32 events)
+{
+	while (events) {
+		unsigned int ev = __ffs(events);
+
+		events &= events - 1;
+		if (ev < SROCE_EV_NR)
+			sroce_count(sdev, sroce_event_counter[ev]);
+	}
 }
 
 struct rdma_hw_stats *sroce_alloc_hw_port_stats(struct ib_device *ibdev,

@@ -27,6 +27,11 @@ enum sroce_counter {
 	SROCE_CNT_OUT_OF_SEQ_REQUESTS,
 	SROCE_CNT_STALE_RESPONSES,	/* acks/read responses ignored */
 	SROCE_CNT_CQ_OVERFLOWS,
+	SROCE_CNT_GHOST_RESPONSES,	/* answer nothing outstanding: dropped */
+	SROCE_CNT_BAD_RESPONSES,	/* READ response of wrong form: dropped */
+	SROCE_CNT_READ_REREQUESTS,	/* READ holes asked for again */
+	SROCE_CNT_RX_DROP_BAD_REQUEST,	/* not an RC request, over the MTU */
+	SROCE_CNT_RX_DROP_BAD_DUP_READ,	/* duplicate READ of no resource */
 	SROCE_CNT_NR
 };
 
@@ -35,6 +40,7 @@ struct ib_device;
 struct rdma_hw_stats;
 
 void sroce_count(struct sroce_dev *sdev, enum sroce_counter c);
+void sroce_count_events(struct sroce_dev *sdev, u32 events);
 struct rdma_hw_stats *sroce_alloc_hw_port_stats(struct ib_device *ibdev,
 						u32 port);
 int sroce_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,

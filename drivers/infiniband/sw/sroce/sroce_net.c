@@ -295,14 +295,10 @@ static int sroce_udp_rcv(struct sock *sk, struct sk_buff *skb)
 
 	__skb_queue_head_init(&out);
 	spin_lock_irqsave(&qp->lock, flags);
-	kick = false;
-	if (rx.p.info->mask & SROCE_MASK_REQ) {
-		sroce_resp_rcv(qp, &rx, &out);
-		kick = qp->rd_cur >= 0;		/* Read responses to send */
-	} else {
-		sroce_comp_rcv(qp, &rx, &out);
-		kick = true;
-	}
+	if (rx.p.info->mask & SROCE_MASK_REQ)
+		kick = sroce_resp_rcv(qp, &rx, &out);	/* READ responses */
+	else
+		kick = sroce_comp_rcv(qp, &rx);	/* requester may go on */
 	sroce_qp_unlock(qp, flags);
 	sroce_xmit(qp, &out);
 	if (kick)

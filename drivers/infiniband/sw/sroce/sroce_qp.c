@@ -83,16 +83,20 @@ static int sroce_qp_init_queues(struct sroce_qp *qp, struct ib_qp_cap *cap,
 		goto err_sq;
 
 	slots = sroce_queue_slots(&qp->sq);
+	qp->wqe = kvcalloc(slots, sizeof(*qp->wqe), GFP_KERNEL);
 	qp->swqe = kvcalloc(slots, sizeof(*qp->swqe), GFP_KERNEL);
 	qp->swqe_data = kvmalloc_array(slots, data, GFP_KERNEL);
 	qp->rwqe = kzalloc(struct_size(qp->rwqe, sge, qp->rq_max_sge),
 			   GFP_KERNEL);
 	qp->rd_res = kcalloc(SROCE_MAX_QP_RD_ATOM, sizeof(*qp->rd_res),
 			     GFP_KERNEL);
-	if (!qp->swqe || !qp->swqe_data || !qp->rwqe || !qp->rd_res) {
+	if (!qp->wqe || !qp->swqe || !qp->swqe_data || !qp->rwqe ||
+	    !qp->rd_res) {
 		err = -ENOMEM;
 		goto err_mem;
 	}
+	sroce_sq_init(&qp->sq_eng, qp->wqe, slots);
+	sroce_rq_init(&qp->rq_eng, qp->rd_res, SROCE_MAX_QP_RD_ATOM);
 
 	cap->max_send_wr = slots - 1;
 	cap->max_send_sge = qp->sq_max_sge;
@@ -106,6 +110,7 @@ err_mem:
 	kfree(qp->rwqe);
 	kvfree(qp->swqe_data);
 	kvfree(qp->swqe);
+	kvfree(qp->wqe);
 	sroce_queue_destroy(&qp->rq);
 err_sq:
 	sroce_queue_destroy(&qp->sq);
@@ -118,6 +123,7 @@ static void sroce_qp_free_queues(struct sroce_qp *qp)
 	kfree(qp->rwqe);
 	kvfree(qp->swqe_data);
 	kvfree(qp->swqe);
+	kvfree(qp->wqe);
 	sroce_queue_destroy(&qp->rq);
 	sroce_queue_destroy(&qp->sq);
 }
@@ -148,7 +154,6 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	qp->state = IB_QPS_RESET;
 	qp->mtu = 256;
 	qp->path_mtu = IB_MTU_256;
-	qp->rd_cur = -1;
 	spin_lock_init(&qp->lock);
 	refcount_set(&qp->refs, 1);
 	init_completion(&qp->released);
@@ -193,24 +198,9 @@ err_dst:
 /* Engine state back to zero; qp->lock held. */
 static void sroce_qp_reset(struct sroce_qp *qp)
 {
-	qp->fetch_idx = 0;
-	qp->req_idx = 0;
-	qp->req_off = 0;
-	qp->comp_idx = 0;
-	qp->rd_inflight = 0;
-	qp->rnr_wait = false;
-	qp->rx_seq = 0;
-	qp->nak_sent = false;
+	sroce_sq_reset(&qp->sq_eng);
+	sroce_rq_reset(&qp->rq_eng);
 	qp->rwqe_valid = false;
-	qp->unacked = 0;
-	qp->msn = 0;
-	qp->rd_cur = -1;
-	qp->rd_res_next = 0;
-	memset(qp->rd_res, 0, SROCE_MAX_QP_RD_ATOM * sizeof(*qp->rd_res));
-	if (qp->wr_mr) {
-		sroce_mr_put(qp->wr_mr);
-		qp->wr_mr = NULL;
-	}
 	/* The queues start empty again, as the provider expects. */
 	qp->sq.own = 0;
 	qp->rq.own = 0;
@@ -218,6 +208,18 @@ static void sroce_qp_reset(struct sroce_qp *qp)
 	qp->sq.buf->consumer_index = 0;
 	qp->rq.buf->producer_index = 0;
 	qp->rq.buf->consumer_index = 0;
+}
+
+/* Hand the engines the attributes they act on. qp->lock held. */
+static void sroce_qp_config_engines(struct sroce_qp *qp)
+{
+	sroce_sq_config(&qp->sq_eng, qp->mtu, qp->max_rd_atomic,
+			qp->retry_cnt, qp->rnr_retry, qp->timeout);
+	sroce_rq_config(&qp->rq_eng, qp->mtu, qp->max_dest_rd_atomic,
+			qp->access & (IB_ACCESS_REMOTE_WRITE |
+				      IB_ACCESS_REMOTE_READ |
+				      IB_ACCESS_REMOTE_ATOMIC),
+			qp->min_rnr_timer);
 }
 
 static int sroce_qp_set_av(struct sroce_qp *qp, struct rdma_ah_attr *ah)
@@ -325,10 +327,10 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	if (mask & IB_QP_MIN_RNR_TIMER)
 		qp->min_rnr_timer = attr->min_rnr_timer;
 	if (mask & IB_QP_RQ_PSN)
-		qp->epsn = sroce_psn_mask(attr->rq_psn);
+		sroce_rq_set_psn(&qp->rq_eng, attr->rq_psn);
 	if (mask & IB_QP_SQ_PSN) {
-		qp->req_psn = sroce_psn_mask(attr->sq_psn);
-		qp->acked_psn = sroce_psn_prev(qp->req_psn);
+		qp->sq_psn = sroce_psn_mask(attr->sq_psn);
+		sroce_sq_set_psn(&qp->sq_eng, attr->sq_psn);
 	}
 	if (mask & IB_QP_MAX_QP_RD_ATOMIC)
 		qp->max_rd_atomic = attr->max_rd_atomic;
@@ -340,26 +342,25 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 				     ((qp->ibqp.qp_num ^ qp->dest_qpn) & 0x3fff));
 	}
 
+	sroce_qp_config_engines(qp);
+
 	if (next != cur || (mask & IB_QP_STATE)) {
+		struct sroce_sq_act act = {};
+
 		if (next == IB_QPS_RESET)
 			sroce_qp_reset(qp);
-		if (next == IB_QPS_RTS && cur != IB_QPS_RTS &&
-		    cur != IB_QPS_SQD) {
-			qp->retries_left = qp->retry_cnt;
-			qp->rnr_left = qp->rnr_retry;
-		}
-		if (next == IB_QPS_SQD && cur == IB_QPS_RTS) {
-			/* Finish the message under way, start no other. */
-			qp->sqd_limit = qp->req_idx;
-			if (qp->req_off)
-				qp->sqd_limit = (qp->req_idx + 1) &
-						qp->sq.index_mask;
-			qp->sqd_pending = true;
-		}
+		if (next == IB_QPS_RTR || next == IB_QPS_RTS ||
+		    next == IB_QPS_SQD)
+			sroce_rq_start(&qp->rq_eng);
+		if (next == IB_QPS_RTS)
+			sroce_sq_start(&qp->sq_eng);
+		if (next == IB_QPS_SQD && cur == IB_QPS_RTS)
+			sroce_sq_drain(&qp->sq_eng, &act);
 		WRITE_ONCE(qp->state, next);
-		sroce_qp_check_drained(qp);
+		if (act.drained)
+			qp->notify |= SROCE_NOTIFY_SQ_DRAINED;
 		if (next == IB_QPS_ERR)
-			sroce_qp_flush(qp);
+			sroce_qp_error(qp);
 	}
 	sroce_qp_unlock(qp, flags);
 
@@ -382,8 +383,8 @@ int sroce_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	attr->path_mtu = qp->path_mtu;
 	attr->path_mig_state = IB_MIG_MIGRATED;
 	attr->qkey = qp->qkey;
-	attr->rq_psn = qp->epsn;
-	attr->sq_psn = qp->req_psn;
+	attr->rq_psn = qp->rq_eng.epsn;
+	attr->sq_psn = qp->sq_psn;
 	attr->dest_qp_num = qp->dest_qpn;
 	attr->qp_access_flags = qp->access;
 	attr->pkey_index = qp->pkey_index;
@@ -427,8 +428,6 @@ int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	del_timer_sync(&qp->rnr_timer);
 	cancel_work_sync(&qp->work);
 
-	if (qp->wr_mr)
-		sroce_mr_put(qp->wr_mr);
 	sroce_qp_free_queues(qp);
 	dst_cache_destroy(&qp->dst_cache);
 	return 0;
@@ -465,20 +464,6 @@ void sroce_qp_unlock(struct sroce_qp *qp, unsigned long flags)
 		};
 
 		qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
-	}
-}
-
-/*
- * In SQD the requester starts nothing new; once every WQE it had started
- * is acknowledged, the consumer gets one IB_EVENT_SQ_DRAINED.
- * qp->lock held.
- */
-void sroce_qp_check_drained(struct sroce_qp *qp)
-{
-	if (qp->state == IB_QPS_SQD && qp->sqd_pending &&
-	    qp->comp_idx == qp->sqd_limit) {
-		qp->sqd_pending = false;
-		qp->notify |= SROCE_NOTIFY_SQ_DRAINED;
 	}
 }
 
@@ -584,6 +569,14 @@ int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 			*bad_wr = wr;
 			return -EINVAL;
 		}
+		if (READ_ONCE(qp->state) == IB_QPS_ERR) {
+			/* What is posted in the error state completes flushed */
+			spin_lock_irqsave(&qp->lock, flags);
+			if (qp->state == IB_QPS_ERR)
+				sroce_sq_flush(qp);
+			sroce_qp_unlock(qp, flags);
+			return 0;
+		}
 		sroce_qp_kick(qp);
 		return 0;
 	}
@@ -602,7 +595,7 @@ int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		}
 	}
 	if (qp->state == IB_QPS_ERR)
-		sroce_qp_flush(qp);
+		sroce_sq_flush(qp);
 	sroce_qp_unlock(qp, flags);
 	sroce_qp_kick(qp);
 	return err;
@@ -641,23 +634,9 @@ int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		sroce_queue_publish(&qp->rq, &prod);
 	}
 	if (qp->state == IB_QPS_ERR)
-		sroce_qp_flush(qp);
+		sroce_rq_flush(qp);
 	sroce_qp_unlock(qp, flags);
 	return err;
-}
-
-static void sroce_flush_wc(struct sroce_qp *qp, struct sroce_cq *cq,
-			   u64 wr_id, enum ib_wc_opcode opcode)
-{
-	struct ib_wc wc = {
-		.wr_id = wr_id,
-		.status = IB_WC_WR_FLUSH_ERR,
-		.opcode = opcode,
-		.qp = &qp->ibqp,
-		.port_num = SROCE_PORT,
-	};
-
-	sroce_qp_post_cqe(qp, cq, &wc, false);
 }
 
 /*
@@ -667,49 +646,16 @@ static void sroce_flush_wc(struct sroce_qp *qp, struct sroce_cq *cq,
  */
 void sroce_qp_flush(struct sroce_qp *qp)
 {
-	struct rxe_recv_wqe *rwqe;
-	u32 prod;
-
-	del_timer(&qp->retrans_timer);
-	del_timer(&qp->rnr_timer);
-	/* Send queue: copied WQEs first, then what is still in the ring. */
-	while (qp->comp_idx != qp->fetch_idx) {
-		struct sroce_swqe *w = &qp->swqe[qp->comp_idx];
-
-		sroce_flush_wc(qp, qp->scq, w->wr_id, IB_WC_SEND);
-		qp->comp_idx = (qp->comp_idx + 1) & qp->sq.index_mask;
-	}
-	prod = sroce_queue_producer(&qp->sq);
-	while (qp->comp_idx != prod) {
-		struct rxe_send_wqe *w = sroce_queue_slot(&qp->sq, qp->comp_idx);
-
-		sroce_flush_wc(qp, qp->scq, READ_ONCE(w->wr.wr_id), IB_WC_SEND);
-		qp->comp_idx = (qp->comp_idx + 1) & qp->sq.index_mask;
-	}
-	qp->fetch_idx = qp->comp_idx;
-	qp->req_idx = qp->comp_idx;
-	qp->req_off = 0;
-	qp->sq.own = qp->comp_idx;
-	sroce_queue_set_consumer(&qp->sq, qp->sq.own);
-
-	if (qp->rwqe_valid) {
-		sroce_flush_wc(qp, qp->rcq, qp->rwqe->wr_id, IB_WC_RECV);
-		qp->rwqe_valid = false;
-	}
-	while ((rwqe = sroce_queue_head(&qp->rq))) {
-		sroce_flush_wc(qp, qp->rcq, READ_ONCE(rwqe->wr_id), IB_WC_RECV);
-		sroce_queue_pop(&qp->rq);
-	}
-	if (qp->wr_mr) {
-		sroce_mr_put(qp->wr_mr);
-		qp->wr_mr = NULL;
-	}
-	qp->rd_cur = -1;
+	sroce_sq_flush(qp);
+	sroce_rq_flush(qp);
 }
 
-/* A fatal error on this QP: to the error state, flush. qp->lock held. */
+/* To the error state, and flush. qp->lock held. */
 void sroce_qp_error(struct sroce_qp *qp)
 {
 	WRITE_ONCE(qp->state, IB_QPS_ERR);
+	if (qp->sq_eng.state != SROCE_SQ_ERROR)
+		sroce_sq_fail(&qp->sq_eng, qp->sq_eng.comp,
+			      IB_WC_WR_FLUSH_ERR);
 	sroce_qp_flush(qp);
 }

@@ -28,6 +28,7 @@
 #include <net/dst_cache.h>
 #include <rdma/ib_verbs.h>
 
+#include "sroce/rc_engine.h"
 #include "sroce/wire.h"
 #include "sroce_mr.h"
 #include "sroce_queue.h"
@@ -35,43 +36,20 @@
 struct sroce_dev;
 struct sroce_cq;
 
-/*
- * The requester's window: how many PSNs may be unacknowledged. About
- * 64 KiB of packets, so that a burst fits the queues of a receiver that
- * has no flow control of its own, between 8 and 64 packets.
- */
-#define SROCE_WINDOW_BYTES	SZ_64K
-
-static inline u32 sroce_window(u32 mtu)
-{
-	return clamp_t(u32, SROCE_WINDOW_BYTES / mtu, 8, 64);
-}
-
-/* Largest Read request in bytes: half a window (sroce_req.c). */
-static inline u32 sroce_read_chunk(u32 mtu)
-{
-	return sroce_window(mtu) / 2 * mtu;
-}
-
 /* Bytes of the provider's send and receive WQEs before their SGE lists. */
 #define SROCE_SWQE_HDR		offsetof(struct rxe_send_wqe, dma.sge)
 #define SROCE_RWQE_HDR		offsetof(struct rxe_recv_wqe, dma.sge)
 
-/* A validated, kernel-private copy of one send WQE. */
+/*
+ * The glue's half of a send WQE, copied and validated once: what the
+ * engine does not need (struct sroce_wqe holds the rest).
+ */
 struct sroce_swqe {
 	u64		wr_id;
 	u32		opcode;		/* IB_WR_* */
-	u32		send_flags;	/* IB_SEND_* */
 	__be32		imm;
-	u64		remote_addr;
-	u32		rkey;
-	u32		length;		/* whole message */
 	u32		num_sge;	/* 0 for inline */
 	bool		inlined;
-	u32		first_psn;
-	u32		last_psn;
-	u32		rd_done;	/* Read: bytes placed so far */
-	u32		rd_gap_psn;	/* Read: last gap re-read from */
 	void		*data;		/* struct rxe_sge[] or inline bytes */
 };
 
@@ -81,19 +59,6 @@ struct sroce_rwqe {
 	u32		length;
 	u32		num_sge;
 	struct rxe_sge	sge[];
-};
-
-/* One RDMA Read the responder accepted, kept to answer duplicates. */
-struct sroce_rd_res {
-	u32		first_psn;
-	u32		last_psn;
-	u64		va;
-	u32		rkey;
-	u32		length;
-	bool		valid;
-	bool		pending;	/* responses still to send */
-	u32		next_psn;	/* of the next response to send */
-	u32		next_off;	/* its offset in the Read */
 };
 
 struct sroce_av {
@@ -128,9 +93,6 @@ struct sroce_qp {
 	u32			sq_max_inline;
 	u32			sq_data_size;	/* bytes after the WQE header */
 	u32			rq_max_sge;
-	struct sroce_swqe	*swqe;		/* one per SQ slot */
-	u8			*swqe_data;
-	struct sroce_rwqe	*rwqe;		/* responder's current RQ WQE */
 
 	/* Attributes (modify_qp). */
 	enum ib_qp_state	state;
@@ -146,44 +108,24 @@ struct sroce_qp {
 	int			access;
 	u32			qkey;
 	u16			pkey_index;
+	u32			sq_psn;		/* as set, for query_qp */
 	struct rdma_ah_attr	ah_attr;
 	struct sroce_av		av;
 	struct dst_cache	dst_cache;
 
-	/* Requester. SQ entries [comp_idx, fetch_idx) are copied. */
-	u32			fetch_idx;
-	u32			req_idx;	/* WQE being sent */
-	u32			req_off;	/* its bytes already sent */
-	u32			req_psn;	/* next PSN */
-	u32			rd_inflight;	/* reads/atomics outstanding */
-	u8			retries_left;
-	u8			rnr_left;
-	bool			rnr_wait;
-	bool			sqd_pending;	/* SQ_DRAINED event owed */
-	u32			sqd_limit;	/* SQD: first WQE not to start */
+	/* Requester and completer: the engine, and the WQE copies. */
+	struct sroce_sq_eng	sq_eng;
+	struct sroce_wqe	*wqe;		/* engine's, one per SQ slot */
+	struct sroce_swqe	*swqe;		/* glue's, one per SQ slot */
+	u8			*swqe_data;
 	struct timer_list	retrans_timer;
 	struct timer_list	rnr_timer;
 
-	/* Completer. comp_idx is also the SQ consumer index. */
-	u32			comp_idx;
-	u32			acked_psn;	/* last PSN acknowledged */
-
-	/* Responder. */
-	u32			epsn;
-	u32			msn;
-	u8			rx_seq;		/* enum sroce_rx_seq */
-	bool			nak_sent;
-	bool			rwqe_valid;
-	u32			rwqe_off;
-	struct sroce_mr		*wr_mr;		/* WRITE in progress */
-	u64			wr_va;
-	u32			wr_resid;
-	u32			wr_len;
-	u32			unacked;
-	bool			ack_pending;	/* after the read responses */
-	struct sroce_rd_res	*rd_res;	/* max_dest_rd_atomic slots */
-	u32			rd_res_next;
-	int			rd_cur;		/* resource being answered */
+	/* Responder: the engine, the receive WQE it holds, READ resources. */
+	struct sroce_rq_eng	rq_eng;
+	struct sroce_rwqe	*rwqe;
+	bool			rwqe_valid;	/* rwqe holds a taken WQE */
+	struct sroce_rd_res	*rd_res;
 };
 
 static inline struct sroce_qp *to_sqp(struct ib_qp *ibqp)
@@ -199,7 +141,6 @@ void sroce_qp_post_cqe(struct sroce_qp *qp, struct sroce_cq *cq,
 		       const struct ib_wc *wc, bool solicited);
 void sroce_qp_unlock(struct sroce_qp *qp, unsigned long flags)
 	__releases(&qp->lock);
-void sroce_qp_check_drained(struct sroce_qp *qp);
 
 struct sroce_qp *sroce_qp_get(struct sroce_dev *sdev, u32 qpn);
 void sroce_qp_put(struct sroce_qp *qp);
@@ -227,23 +168,24 @@ static inline const u8 *sroce_rx_payload(const struct sroce_rxpkt *rx)
 	return rx->bth + rx->p.payload_off;
 }
 
-/* Engines (sroce_req.c, sroce_resp.c, sroce_comp.c); qp->lock held. */
+/* Glue of the engines (sroce_req.c, sroce_comp.c, sroce_resp.c). */
 bool sroce_req_run(struct sroce_qp *qp, struct sk_buff_head *out, int budget);
-void sroce_resp_rcv(struct sroce_qp *qp, const struct sroce_rxpkt *rx,
+bool sroce_comp_rcv(struct sroce_qp *qp, const struct sroce_rxpkt *rx);
+void sroce_sq_apply(struct sroce_qp *qp, u32 comp_before,
+		    const struct sroce_sq_act *act);
+void sroce_sq_flush(struct sroce_qp *qp);
+void sroce_retrans_timer(struct timer_list *t);
+void sroce_rnr_timer(struct timer_list *t);
+bool sroce_resp_rcv(struct sroce_qp *qp, const struct sroce_rxpkt *rx,
 		    struct sk_buff_head *out);
 bool sroce_resp_read_run(struct sroce_qp *qp, struct sk_buff_head *out,
 			 int budget);
-void sroce_comp_rcv(struct sroce_qp *qp, const struct sroce_rxpkt *rx,
-		    struct sk_buff_head *out);
+void sroce_rq_flush(struct sroce_qp *qp);
 void sroce_qp_error(struct sroce_qp *qp);
+void sroce_qp_flush(struct sroce_qp *qp);
 enum ib_wc_opcode sroce_wc_opcode(u32 wr_opcode);
-void sroce_req_fail(struct sroce_qp *qp, u32 idx, enum ib_wc_status status);
-void sroce_req_arm_timer(struct sroce_qp *qp);
 int sroce_sge_copy(struct sroce_qp *qp, const struct rxe_sge *sge, u32 nsge,
 		   u32 off, void *buf, u32 len, enum sroce_copy_dir dir);
-void sroce_qp_flush(struct sroce_qp *qp);
-void sroce_retrans_timer(struct timer_list *t);
-void sroce_rnr_timer(struct timer_list *t);
 
 /* Run the requester now if this context may send, else later. */
 void sroce_qp_kick(struct sroce_qp *qp);

@@ -1,21 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * sroce RC transport decisions (IBTA Vol 1 ch. 9): PSN classes, request
- * opcode sequencing, AETH syndromes and credits, RNR and ACK timers, retry
- * counters, segmentation opcodes and the completer's reading of ACKs and
- * READ responses.  Pure functions over plain values; see rc.h.
+ * opcode sequencing, AETH syndromes, RNR and ACK timers, retry counters,
+ * segmentation opcodes and the completer's reading of ACKs.  Pure functions over plain values; see rc.h.
  */
 #include "sroce/rc.h"
 
 #define CODE5_MASK	0x1f	/* credit, RNR timer and ACK timeout codes */
-
-/* AETH credit code -> RQ WQEs; code 31 (SROCE_AETH_CREDIT_INVALID) has none */
-static const u32 sroce_credit_table[SROCE_AETH_CREDIT_INVALID] = {
-	0, 1, 2, 3, 4, 6, 8, 12,
-	16, 24, 32, 48, 64, 96, 128, 192,
-	256, 384, 512, 768, 1024, 1536, 2048, 3072,
-	4096, 6144, 8192, 12288, 16384, 24576, 32768,
-};
 
 /* RNR NAK timer code (enum ib_rnr_timeout) -> microseconds; 0 is the longest */
 static const u32 sroce_rnr_table_us[CODE5_MASK + 1] = {
@@ -106,23 +97,6 @@ enum sroce_aeth_kind sroce_syndrome_kind(u8 syn)
 u8 sroce_syndrome_value(u8 syn)
 {
 	return sroce_aeth_value(syn);
-}
-
-u8 sroce_credit_code(u32 avail_wqes)
-{
-	u8 code = SROCE_AETH_CREDIT_INVALID - 1;
-
-	while (sroce_credit_table[code] > avail_wqes)
-		code--;		/* stops at code 0, whose count is 0 */
-	return code;
-}
-
-u32 sroce_credit_value(u8 code)
-{
-	code &= CODE5_MASK;
-	if (code == SROCE_AETH_CREDIT_INVALID)
-		return SROCE_CREDITS_UNLIMITED;
-	return sroce_credit_table[code];
 }
 
 u32 sroce_rnr_timer_us(u8 code)
@@ -235,34 +209,6 @@ u8 sroce_read_resp_opcode(bool first, bool last)
 bool sroce_psn_covers(u32 ack_psn, u32 wqe_last_psn)
 {
 	return !sroce_psn_after(wqe_last_psn, ack_psn);
-}
-
-enum sroce_rresp_verdict sroce_comp_check_read_resp(u32 expected_psn,
-						    u32 wqe_last_psn, u32 psn,
-						    u8 opcode,
-						    bool *first_expected)
-{
-	const struct sroce_opcode_info *info = sroce_opcode_get(opcode);
-	s32 diff = sroce_psn_diff(psn, expected_psn);
-	bool first, last;
-
-	if (!info || sroce_opcode_transport(opcode) != SROCE_TRANSPORT_RC ||
-	    !sroce_opcode_has(info, SROCE_MASK_READ | SROCE_MASK_RESP))
-		return SROCE_RRESP_BAD;
-	if (diff < 0)
-		return SROCE_RRESP_STALE;
-	if (diff > 0)
-		return SROCE_RRESP_RETRY;
-
-	first = info->mask & SROCE_MASK_FIRST;
-	last = info->mask & SROCE_MASK_LAST;
-	/* First/Only exactly when expected; Last/Only exactly at the end */
-	if (first != *first_expected ||
-	    last != (sroce_psn_mask(psn) == sroce_psn_mask(wqe_last_psn)))
-		return SROCE_RRESP_BAD;
-
-	*first_expected = last;
-	return SROCE_RRESP_ACCEPT;
 }
 
 enum sroce_ack_action sroce_comp_ack_action(u8 syn)

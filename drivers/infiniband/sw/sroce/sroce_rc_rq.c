@@ -1,0 +1,493 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * sroce RC receive side: the responder as plain state and decisions (see
+ * rc_engine.h for the events).
+ *
+ * - PSN: the expected PSN executes; an older one is a duplicate (ACKed
+ *   again, or a READ answered again from its resource, never executed
+ *   twice); a newer one gets one PSN sequence error NAK per gap.
+ * - Each request is checked before it has any effect: opcode sequence,
+ *   payload length (a full path MTU in First/Middle packets, at most one
+ *   in Last/Only, never more than the message or receive WQE holds), the
+ *   QP's access rights and, through the glue, the rkey over the whole
+ *   RETH range.  A violation is NAKed and fails the QP.
+ * - Sends are placed into the receive WQE taken at their first packet (no
+ *   WQE: RNR NAK, nothing changes); Writes land at the RETH's address,
+ *   each packet re-checked by the glue, so no reference is held between
+ *   packets.  READs are kept in a ring of resources to answer them and
+ *   their duplicates; a duplicate READ may ask for any part of the
+ *   original (a requester re-reading a hole), nothing beyond it.
+ * - ACKs are coalesced (AckReq, or every SROCE_ACK_COALESCE packets) and
+ *   never overtake READ responses.
+ */
+#include "sroce/rc_engine.h"
+
+#define SROCE_ACK_COALESCE	16
+
+static inline void ev(u32 *events, enum sroce_eng_event what)
+{
+	*events |= BIT(what);
+}
+
+void sroce_rq_init(struct sroce_rq_eng *e, struct sroce_rd_res *res,
+		   u32 nres_max)
+{
+	memset(e, 0, sizeof(*e));
+	memset(res, 0, nres_max * sizeof(*res));
+	e->res = res;
+	e->nres_max = nres_max;
+	e->nres = 1;
+	e->mtu = 256;
+	e->cur = -1;
+}
+
+void sroce_rq_config(struct sroce_rq_eng *e, u32 mtu, u32 nres, u32 access,
+		     u8 min_rnr_timer)
+{
+	if (!nres)
+		nres = 1;
+	if (nres > e->nres_max)
+		nres = e->nres_max;
+	if (nres != e->nres) {
+		/* the ring is re-laid: only allowed before RTS */
+		memset(e->res, 0, e->nres_max * sizeof(*e->res));
+		e->res_next = 0;
+		e->cur = -1;
+	}
+	e->mtu = mtu;
+	e->nres = nres;
+	e->access = access;
+	e->min_rnr_timer = min_rnr_timer;
+}
+
+void sroce_rq_set_psn(struct sroce_rq_eng *e, u32 psn)
+{
+	e->epsn = sroce_psn_mask(psn);
+}
+
+void sroce_rq_start(struct sroce_rq_eng *e)
+{
+	if (e->state == SROCE_RQ_IDLE)
+		e->state = SROCE_RQ_ACTIVE;
+}
+
+void sroce_rq_reset(struct sroce_rq_eng *e)
+{
+	struct sroce_rd_res *res = e->res;
+	u32 nres_max = e->nres_max, nres = e->nres, mtu = e->mtu;
+	u32 access = e->access;
+	u8 rnr = e->min_rnr_timer;
+
+	sroce_rq_init(e, res, nres_max);
+	sroce_rq_config(e, mtu, nres, access, rnr);
+}
+
+void sroce_rq_error(struct sroce_rq_eng *e)
+{
+	u32 i;
+
+	e->state = SROCE_RQ_ERROR;
+	e->rwqe_held = false;
+	e->seq = SROCE_SEQ_NONE;
+	e->msg_off = 0;
+	e->ack_owed = false;
+	e->cur = -1;
+	for (i = 0; i < e->nres; i++)
+		e->res[i].pending = false;
+}
+
+static void rq_ack(struct sroce_rq_act *act, u8 syndrome, u32 psn, u32 msn)
+{
+	act->ack = true;
+	act->tx.syndrome = syndrome;
+	act->tx.psn = sroce_psn_mask(psn);
+	act->tx.msn = msn & SROCE_MSN_MASK;
+}
+
+/* A fatal request error: NAK it, the QP goes to error. */
+static void rq_fatal(struct sroce_rq_eng *e, struct sroce_rq_act *act,
+		     enum sroce_nak_code code, u32 psn)
+{
+	act->place = SROCE_PLACE_NONE;
+	rq_ack(act, sroce_syndrome_nak(code), psn, e->msn);
+	act->error = true;
+	act->kick = false;
+	ev(&act->events, SROCE_EV_FATAL_NAK_SENT);
+	sroce_rq_error(e);
+}
+
+/* ACK everything before ePSN, or owe it behind pending READ responses */
+static void rq_ack_all(struct sroce_rq_eng *e, struct sroce_rq_act *act)
+{
+	e->unacked = 0;
+	if (e->cur >= 0) {
+		e->ack_owed = true;
+		return;
+	}
+	rq_ack(act, sroce_syndrome_ack(SROCE_AETH_CREDIT_INVALID),
+	       sroce_psn_prev(e->epsn), e->msn);
+}
+
+static bool rq_rnr(struct sroce_rq_eng *e, const struct sroce_pkt *pkt,
+		   const struct sroce_rq_env *env, struct sroce_rq_act *act)
+{
+	if (e->rwqe_held)
+		return false;
+	if (env->take_rwqe(env->ctx, &e->rwqe_len)) {
+		rq_ack(act, sroce_syndrome_rnr(e->min_rnr_timer),
+		       pkt->hdr.bth.psn, e->msn);
+		ev(&act->events, SROCE_EV_RNR_NAK_SENT);
+		return true;
+	}
+	e->rwqe_held = true;
+	return false;
+}
+
+static void rq_complete(struct sroce_rq_eng *e, const struct sroce_pkt *pkt,
+			struct sroce_rq_act *act, bool rdma_imm, u32 byte_len)
+{
+	act->complete = true;
+	act->wc_status = SROCE_WC_SUCCESS;
+	act->wc_rdma_imm = rdma_imm;
+	act->wc_byte_len = byte_len;
+	act->wc_imm = !!(pkt->info->mask & SROCE_MASK_IMMDT);
+	act->wc_solicited = pkt->hdr.bth.se;
+	e->rwqe_held = false;
+}
+
+/* Returns false if the request was not executed (RNR or fatal) */
+static bool rq_send(struct sroce_rq_eng *e, const struct sroce_pkt *pkt,
+		    const struct sroce_rq_env *env, struct sroce_rq_act *act)
+{
+	u32 len = pkt->payload_len;
+
+	if (rq_rnr(e, pkt, env, act))
+		return false;
+	if (pkt->info->mask & SROCE_MASK_FIRST)
+		e->msg_off = 0;
+	if (len > e->rwqe_len - e->msg_off) {
+		rq_fatal(e, act, SROCE_NAK_INVALID_REQ, pkt->hdr.bth.psn);
+		act->complete = true;
+		act->wc_status = SROCE_WC_LOC_LEN_ERR;
+		return false;
+	}
+	act->place = SROCE_PLACE_RWQE;
+	act->off = e->msg_off;
+	act->len = len;
+	e->msg_off += len;
+	if (pkt->info->mask & SROCE_MASK_LAST) {
+		rq_complete(e, pkt, act, false, e->msg_off);
+		e->msn++;
+	}
+	return true;
+}
+
+static bool rq_write(struct sroce_rq_eng *e, const struct sroce_pkt *pkt,
+		     const struct sroce_rq_env *env, struct sroce_rq_act *act)
+{
+	u32 mask = pkt->info->mask;
+	u32 psn = pkt->hdr.bth.psn;
+	u32 len = pkt->payload_len;
+
+	/* With immediate: a receive WQE before any effect */
+	if ((mask & SROCE_MASK_IMMDT) && rq_rnr(e, pkt, env, act))
+		return false;
+	if (mask & SROCE_MASK_FIRST) {
+		const struct sroce_reth *reth = &pkt->hdr.reth;
+
+		if (!(e->access & SROCE_ACC_REMOTE_WRITE) ||
+		    (reth->len && !env->rkey_ok(env->ctx, reth->rkey, reth->va,
+						 reth->len,
+						 SROCE_ACC_REMOTE_WRITE))) {
+			rq_fatal(e, act, SROCE_NAK_REM_ACCESS, psn);
+			return false;
+		}
+		e->wr_va = reth->va;
+		e->wr_rkey = reth->rkey;
+		e->wr_len = reth->len;
+		e->msg_off = 0;
+	}
+	if (len > e->wr_len - e->msg_off ||
+	    ((mask & SROCE_MASK_LAST) && len != e->wr_len - e->msg_off)) {
+		rq_fatal(e, act, SROCE_NAK_INVALID_REQ, psn);
+		return false;
+	}
+	if (len) {
+		act->place = SROCE_PLACE_MR;
+		act->va = e->wr_va + e->msg_off;
+		act->rkey = e->wr_rkey;
+		act->len = len;
+	}
+	e->msg_off += len;
+	if (mask & SROCE_MASK_LAST) {
+		if (mask & SROCE_MASK_IMMDT)
+			rq_complete(e, pkt, act, true, e->wr_len);
+		e->msn++;
+	}
+	return true;
+}
+
+/* The next pending resource after @from in ring order, or -1 */
+static s32 rq_next_pending(const struct sroce_rq_eng *e, s32 from)
+{
+	u32 i;
+
+	for (i = 1; i <= e->nres; i++) {
+		u32 k = ((u32)from + i) % e->nres;
+
+		if (e->res[k].pending)
+			return (s32)k;
+	}
+	return -1;
+}
+
+static bool rq_read(struct sroce_rq_eng *e, const struct sroce_pkt *pkt,
+		    const struct sroce_rq_env *env, struct sroce_rq_act *act)
+{
+	const struct sroce_reth *reth = &pkt->hdr.reth;
+	u32 psn = pkt->hdr.bth.psn;
+	struct sroce_rd_res *r;
+
+	if (reth->len > 0x80000000U) {
+		rq_fatal(e, act, SROCE_NAK_INVALID_REQ, psn);
+		return false;
+	}
+	if (!(e->access & SROCE_ACC_REMOTE_READ) ||
+	    (reth->len && !env->rkey_ok(env->ctx, reth->rkey, reth->va,
+					reth->len, SROCE_ACC_REMOTE_READ))) {
+		rq_fatal(e, act, SROCE_NAK_REM_ACCESS, psn);
+		return false;
+	}
+	r = &e->res[e->res_next];
+	if (r->pending && !r->replay) {
+		/* more READs outstanding than negotiated */
+		rq_fatal(e, act, SROCE_NAK_INVALID_REQ, psn);
+		return false;
+	}
+	if (r->pending) {
+		/* a stale duplicate's replay gives way to a new READ */
+		r->pending = false;
+		if (e->cur == (s32)e->res_next)
+			e->cur = rq_next_pending(e, e->cur);
+	}
+	r->replay = false;
+	r->valid = true;
+	r->pending = true;
+	r->first_psn = psn;
+	r->npkts = sroce_msg_npkts(reth->len, e->mtu);
+	r->va = reth->va;
+	r->rkey = reth->rkey;
+	r->length = reth->len;
+	r->start_psn = psn;
+	r->next_off = 0;
+	r->end_off = reth->len;
+	if (e->cur < 0)
+		e->cur = (s32)e->res_next;
+	e->res_next = (e->res_next + 1) % e->nres;
+	/* A READ takes one PSN per response packet */
+	e->epsn = sroce_psn_add(psn, r->npkts);
+	e->msn++;
+	act->kick = true;
+	return true;
+}
+
+/* A duplicate READ: answer the part it asks for again. */
+static void rq_dup_read(struct sroce_rq_eng *e, const struct sroce_pkt *pkt,
+			struct sroce_rq_act *act)
+{
+	const struct sroce_reth *reth = &pkt->hdr.reth;
+	u32 psn = pkt->hdr.bth.psn;
+	u32 i;
+
+	for (i = 0; i < e->nres; i++) {
+		struct sroce_rd_res *r = &e->res[i];
+		u32 off;
+
+		if (!r->valid)
+			continue;
+		if (!sroce_psn_in_window(psn, r->first_psn, r->npkts))
+			continue;
+		off = ((psn - r->first_psn) & SROCE_PSN_MASK) * e->mtu;
+		if (reth->rkey != r->rkey || reth->va != r->va + off ||
+		    reth->len > r->length - off) {
+			ev(&act->events, SROCE_EV_DUP_READ_BAD);
+			return;
+		}
+		if (r->pending) {
+			/* still answering it: widen the run */
+			if (off < r->next_off) {
+				r->next_off = off;
+				r->start_psn = psn;
+			}
+			if (off + reth->len > r->end_off)
+				r->end_off = off + reth->len;
+		} else {
+			r->pending = true;
+			r->replay = true;
+			r->start_psn = psn;
+			r->next_off = off;
+			r->end_off = off + reth->len;
+		}
+		e->cur = (s32)i;	/* the oldest READ first */
+		act->kick = true;
+		return;
+	}
+	ev(&act->events, SROCE_EV_DUP_READ_BAD);
+}
+
+void sroce_rq_rx(struct sroce_rq_eng *e, const struct sroce_pkt *pkt,
+		 const struct sroce_rq_env *env, struct sroce_rq_act *act)
+{
+	u32 mask = pkt->info->mask;
+	u32 psn = pkt->hdr.bth.psn;
+	enum sroce_rx_seq seq;
+	bool done;
+
+	memset(act, 0, sizeof(*act));
+	if (e->state != SROCE_RQ_ACTIVE)
+		return;
+	if (sroce_opcode_transport(pkt->hdr.bth.opcode) != SROCE_TRANSPORT_RC ||
+	    !(mask & SROCE_MASK_REQ) || pkt->payload_len > e->mtu) {
+		/* not an RC request, or larger than the path MTU */
+		ev(&act->events, SROCE_EV_BAD_REQ);
+		return;
+	}
+
+	switch (sroce_resp_psn_class(e->epsn, psn)) {
+	case SROCE_PSN_OUT_OF_SEQ:
+		ev(&act->events, SROCE_EV_OOS_REQ);
+		if (!e->nak_sent) {
+			e->nak_sent = true;
+			rq_ack(act, sroce_syndrome_nak(SROCE_NAK_PSN_SEQ_ERR),
+			       e->epsn, e->msn);
+			ev(&act->events, SROCE_EV_SEQ_NAK_SENT);
+		}
+		goto out;
+	case SROCE_PSN_DUPLICATE:
+		ev(&act->events, SROCE_EV_DUP_REQ);
+		if (mask & SROCE_MASK_READ)
+			rq_dup_read(e, pkt, act);
+		else
+			rq_ack_all(e, act);
+		goto out;
+	default:
+		break;
+	}
+
+	seq = e->seq;
+	if (sroce_resp_check_seq(&seq, pkt->hdr.bth.opcode) ||
+	    (!(mask & SROCE_MASK_LAST) && pkt->payload_len != e->mtu)) {
+		/* out of order opcode, or a First/Middle not a full MTU */
+		rq_fatal(e, act, SROCE_NAK_INVALID_REQ, psn);
+		goto out;
+	}
+	e->nak_sent = false;
+	if (mask & SROCE_MASK_SEND)
+		done = rq_send(e, pkt, env, act);
+	else if (mask & SROCE_MASK_WRITE)
+		done = rq_write(e, pkt, env, act);
+	else if (mask & SROCE_MASK_READ)
+		done = rq_read(e, pkt, env, act);
+	else {	/* atomics are not implemented yet */
+		rq_fatal(e, act, SROCE_NAK_INVALID_REQ, psn);
+		done = false;
+	}
+	if (!done)
+		goto out;
+	e->seq = seq;
+	if (mask & SROCE_MASK_READ)
+		goto out;	/* its responses acknowledge it */
+	e->epsn = sroce_psn_add(psn, 1);
+	e->unacked++;
+	if (sroce_resp_ack_now(pkt->hdr.bth.ackreq, e->unacked,
+			       SROCE_ACK_COALESCE))
+		rq_ack_all(e, act);
+out:
+	sroce_rq_check(e);
+}
+
+void sroce_rq_fail(struct sroce_rq_eng *e, u32 psn, enum sroce_nak_code nak,
+		   u8 wc_status, struct sroce_rq_act *act)
+{
+	u32 events = act->events;
+
+	memset(act, 0, sizeof(*act));
+	act->events = events;
+	rq_fatal(e, act, nak, psn);
+	if (wc_status != SROCE_WC_SUCCESS) {
+		act->complete = true;
+		act->wc_status = wc_status;
+	}
+}
+
+bool sroce_rq_next(struct sroce_rq_eng *e, struct sroce_tx_rsp *rsp)
+{
+	memset(rsp, 0, sizeof(*rsp));
+	if (e->state != SROCE_RQ_ACTIVE)
+		return false;
+	if (e->cur >= 0) {
+		struct sroce_rd_res *r = &e->res[e->cur];
+		u32 len = r->end_off - r->next_off;
+		u32 psn = sroce_psn_add(r->first_psn, r->next_off / e->mtu);
+		bool last;
+
+		if (len > e->mtu)
+			len = e->mtu;
+		last = r->next_off + len == r->end_off;
+		rsp->opcode = sroce_read_resp_opcode(psn == r->start_psn, last);
+		rsp->psn = psn;
+		rsp->msn = e->msn & SROCE_MSN_MASK;
+		rsp->syndrome = sroce_syndrome_ack(SROCE_AETH_CREDIT_INVALID);
+		rsp->va = r->va + r->next_off;
+		rsp->rkey = r->rkey;
+		rsp->len = len;
+		r->next_off += len;
+		if (last) {
+			r->pending = false;
+			e->cur = rq_next_pending(e, e->cur);
+		}
+		sroce_rq_check(e);
+		return true;
+	}
+	if (e->ack_owed) {
+		e->ack_owed = false;
+		e->unacked = 0;
+		rsp->is_ack = true;
+		rsp->ack.syndrome = sroce_syndrome_ack(SROCE_AETH_CREDIT_INVALID);
+		rsp->ack.psn = sroce_psn_prev(e->epsn);
+		rsp->ack.msn = e->msn & SROCE_MSN_MASK;
+		return true;
+	}
+	return false;
+}
+
+void sroce_rq_read_failed(struct sroce_rq_eng *e, u32 psn,
+			  struct sroce_tx_ack *nak)
+{
+	nak->syndrome = sroce_syndrome_nak(SROCE_NAK_REM_ACCESS);
+	nak->psn = sroce_psn_mask(psn);
+	nak->msn = e->msn & SROCE_MSN_MASK;
+	sroce_rq_error(e);
+}
+
+bool sroce_rq_check(const struct sroce_rq_eng *e)
+{
+	bool bad = false;
+
+	bad |= SROCE_ENGINE_BUG(!e->nres || e->nres > e->nres_max);
+	bad |= SROCE_ENGINE_BUG(e->res_next >= e->nres);
+	bad |= SROCE_ENGINE_BUG(e->cur >= (s32)e->nres);
+	if (e->cur >= 0) {
+		const struct sroce_rd_res *r = &e->res[e->cur];
+
+		bad |= SROCE_ENGINE_BUG(!r->pending || !r->valid);
+		bad |= SROCE_ENGINE_BUG(r->next_off > r->end_off ||
+					r->end_off > r->length);
+	}
+	bad |= SROCE_ENGINE_BUG(e->state != SROCE_RQ_ACTIVE && e->rwqe_held);
+	bad |= SROCE_ENGINE_BUG(e->seq == SROCE_SEQ_WRITE &&
+				e->msg_off > e->wr_len);
+	bad |= SROCE_ENGINE_BUG(e->seq == SROCE_SEQ_SEND &&
+				(!e->rwqe_held || e->msg_off > e->rwqe_len));
+	return !bad;
+}

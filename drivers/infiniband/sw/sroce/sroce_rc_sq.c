@@ -1,0 +1,863 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * sroce RC send side: the requester and the completer as one state
+ * machine over the send queue (see rc_engine.h for the events).
+ *
+ * WQEs [comp, req) are fully sent and not completed; req is being sent
+ * (req_off bytes of it; for a READ, requested); [req, fetch) wait.  Every
+ * WQE keeps the PSNs of its first transmission: a resend of PSN p is the
+ * same packet (or, for a READ, the same responses) as the first one.
+ *
+ * Acceptance rules of the completer:
+ *  - ACK p: una - 1 <= p < sent_psn (an ACK never covers what was not
+ *    sent); completes every WQE it covers, a READ only once its data
+ *    is all in.
+ *  - NAK/RNR NAK p: una <= p < sent_psn; acknowledges p - 1.
+ *  - READ response p: una <= p < sent_psn, p inside an outstanding READ
+ *    that is the oldest uncompleted WQE (responses to later READs wait
+ *    for a resend), its payload exactly the bytes of that PSN, FIRST only
+ *    where a request started and LAST only where one ended.  Responses
+ *    within SROCE_MAX_WINDOW PSNs ahead of the hole are placed out of
+ *    order; the hole is re-requested (only it) after SROCE_REREAD_THRESH
+ *    of them or on a timeout.
+ * Anything else is dropped and counted: a forged or stale response can
+ * neither write nor complete.
+ */
+#include "sroce/rc_engine.h"
+
+/* Engine-internal WQE flag: a READ's responses are all in */
+#define SROCE_WQE_RD_DONE	BIT(7)
+
+#define NO_REREAD		0xffffffffU
+
+static inline struct sroce_wqe *sq_wqe(const struct sroce_sq_eng *e, u32 idx)
+{
+	return &e->wqe[idx & (e->size - 1)];
+}
+
+static inline bool sq_active(const struct sroce_sq_eng *e)
+{
+	return e->state == SROCE_SQ_RTS || e->state == SROCE_SQ_DRAIN;
+}
+
+static inline void ev(u32 *events, enum sroce_eng_event what)
+{
+	*events |= BIT(what);
+}
+
+static u32 sq_npkts(const struct sroce_sq_eng *e, u32 len)
+{
+	return sroce_msg_npkts(len, e->mtu);
+}
+
+/* Offset in its message of the payload of PSN @psn of @w */
+static u32 psn_off(const struct sroce_sq_eng *e, const struct sroce_wqe *w,
+		   u32 psn)
+{
+	return (u32)sroce_psn_diff(psn, w->first_psn) * e->mtu;
+}
+
+/* Has anything been sent that is not acknowledged (or answered)? */
+static bool sq_in_flight(const struct sroce_sq_eng *e)
+{
+	return sroce_psn_diff(e->sent_psn, e->una_psn) > 0;
+}
+
+/* End of the READ request (original chunk) holding offset @off */
+static u32 rd_chunk_end(const struct sroce_sq_eng *e,
+			const struct sroce_wqe *w, u32 off)
+{
+	u64 end = ((u64)off / e->rd_chunk + 1) * e->rd_chunk;
+
+	return end < w->length ? (u32)end : w->length;
+}
+
+/* Original READ requests of @w whose responses are all in */
+static u32 rd_reqs_done(const struct sroce_sq_eng *e,
+			const struct sroce_wqe *w)
+{
+	if (w->flags & SROCE_WQE_RD_DONE)
+		return w->length ? (w->length - 1) / e->rd_chunk + 1 : 1;
+	return w->rd_done / e->rd_chunk;
+}
+
+static u64 sq_timer_ns(const struct sroce_sq_eng *e)
+{
+	return sroce_ack_timeout_ns(e->timeout) << e->backoff;
+}
+
+static void sq_arm(const struct sroce_sq_eng *e, struct sroce_sq_act *act,
+		   u8 op)
+{
+	if (e->timeout == 0)
+		return;		/* no local ACK timeout: never fires */
+	act->timer = op;
+	act->timer_ns = sq_timer_ns(e);
+}
+
+void sroce_sq_init(struct sroce_sq_eng *e, struct sroce_wqe *wqe, u32 size)
+{
+	memset(e, 0, sizeof(*e));
+	e->wqe = wqe;
+	e->size = size;
+	sroce_sq_config(e, 256, 1, 0, 0, 0);
+}
+
+void sroce_sq_config(struct sroce_sq_eng *e, u32 mtu, u32 max_rd,
+		     u8 retry_cnt, u8 rnr_retry, u8 timeout)
+{
+	u32 window;
+
+	e->mtu = mtu;
+	/* About 64 KiB in flight: what a receiver without flow control of
+	 * its own absorbs; between 8 and SROCE_MAX_WINDOW packets. */
+	window = 65536 / mtu;
+	if (window < 8)
+		window = 8;
+	if (window > SROCE_MAX_WINDOW)
+		window = SROCE_MAX_WINDOW;
+	e->window = window;
+	/* READs go out in half-window requests, clocked by the window */
+	e->rd_chunk = window / 2 * mtu;
+	e->max_rd = max_rd ? max_rd : 1;
+	e->retry_cnt = retry_cnt;
+	e->rnr_retry = rnr_retry;
+	e->timeout = timeout;
+}
+
+void sroce_sq_set_psn(struct sroce_sq_eng *e, u32 psn)
+{
+	psn = sroce_psn_mask(psn);
+	e->next_psn = psn;
+	e->una_psn = psn;
+	e->sent_psn = psn;
+	e->ack_psn = sroce_psn_prev(psn);
+}
+
+void sroce_sq_start(struct sroce_sq_eng *e)
+{
+	if (e->state == SROCE_SQ_IDLE) {
+		e->retries_left = e->retry_cnt;
+		e->rnr_left = e->rnr_retry;
+		e->backoff = 0;
+	}
+	if (e->state != SROCE_SQ_ERROR)
+		e->state = SROCE_SQ_RTS;
+}
+
+static void sq_check_drained(struct sroce_sq_eng *e, struct sroce_sq_act *act)
+{
+	if (e->state == SROCE_SQ_DRAIN && e->drained_owed &&
+	    e->comp == e->drain_limit) {
+		e->drained_owed = false;
+		act->drained = true;
+	}
+}
+
+void sroce_sq_drain(struct sroce_sq_eng *e, struct sroce_sq_act *act)
+{
+	memset(act, 0, sizeof(*act));
+	if (e->state != SROCE_SQ_RTS)
+		return;
+	/* Finish what was started (resends included), start nothing new */
+	e->drain_limit = e->req;
+	while (e->drain_limit != e->fetch && sq_wqe(e, e->drain_limit)->npkts)
+		e->drain_limit++;
+	e->drained_owed = true;
+	e->state = SROCE_SQ_DRAIN;
+	sq_check_drained(e, act);
+}
+
+void sroce_sq_reset(struct sroce_sq_eng *e)
+{
+	struct sroce_wqe *wqe = e->wqe;
+	u32 size = e->size, mtu = e->mtu, max_rd = e->max_rd;
+	u8 retry = e->retry_cnt, rnr = e->rnr_retry, timeout = e->timeout;
+
+	sroce_sq_init(e, wqe, size);
+	sroce_sq_config(e, mtu, max_rd, retry, rnr, timeout);
+}
+
+void sroce_sq_fail(struct sroce_sq_eng *e, u32 idx, u8 status)
+{
+	if (e->err_set)
+		return;		/* the first error is the one reported */
+	SROCE_ENGINE_BUG(idx - e->comp >= e->fetch - e->comp &&
+			 e->fetch != e->comp);
+	e->state = SROCE_SQ_ERROR;
+	e->err_idx = idx;
+	e->err_status = status;
+	e->err_set = true;
+}
+
+static void sq_error(struct sroce_sq_eng *e, u8 status,
+		     struct sroce_sq_act *act)
+{
+	sroce_sq_fail(e, e->comp, status);
+	act->error = true;
+	act->timer = SROCE_TIMER_STOP;
+	act->kick = false;
+}
+
+bool sroce_sq_room(const struct sroce_sq_eng *e)
+{
+	return e->fetch - e->comp < e->size;
+}
+
+void sroce_sq_push(struct sroce_sq_eng *e)
+{
+	struct sroce_wqe *w = sq_wqe(e, e->fetch);
+
+	if (SROCE_ENGINE_BUG(!sroce_sq_room(e)))
+		return;
+	/* The glue validated it; the engine trusts no length beyond 2 GiB */
+	SROCE_ENGINE_BUG(w->length > 0x80000000U ||
+			 w->kind > SROCE_WR_READ);
+	w->flags &= ~SROCE_WQE_RD_DONE;
+	w->first_psn = 0;
+	w->npkts = 0;
+	w->rd_done = 0;
+	w->rd_map = 0;
+	w->rd_gap_seen = 0;
+	w->rd_reread = NO_REREAD;
+	w->rd_reread_end = 0;
+	e->fetch++;
+}
+
+void sroce_sq_flushed(struct sroce_sq_eng *e)
+{
+	e->comp = e->fetch;
+	e->req = e->fetch;
+	e->req_off = 0;
+	e->rd_out = 0;
+	e->reread_owed = false;
+	e->next_psn = e->sent_psn;
+	e->una_psn = e->sent_psn;
+}
+
+/*
+ * Point the requester at PSN @psn: the WQE that holds it and the offset
+ * where that PSN's payload starts.  Used to rewind (resend from @psn) and
+ * to skip forward past what an ACK says arrived.  A READ resumes at its
+ * hole: what is placed already is not asked for again.
+ */
+static void sq_point_at(struct sroce_sq_eng *e, u32 psn)
+{
+	u32 idx;
+
+	for (idx = e->comp; idx != e->fetch; idx++) {
+		struct sroce_wqe *w = sq_wqe(e, idx);
+
+		if (!w->npkts || sroce_psn_diff(psn, w->first_psn) <= 0) {
+			/* not sent yet, or @psn is its first */
+			e->req = idx;
+			e->req_off = 0;
+			e->next_psn = w->npkts ? w->first_psn : psn;
+			if (w->npkts && w->kind == SROCE_WR_READ &&
+			    w->rd_done) {
+				e->req_off = w->rd_done;
+				e->next_psn = sroce_psn_add(w->first_psn,
+							    w->rd_done / e->mtu);
+			}
+			return;
+		}
+		if (sroce_psn_in_window(psn, w->first_psn, w->npkts)) {
+			u32 off = psn_off(e, w, psn);
+
+			if (w->kind == SROCE_WR_READ && off < w->rd_done)
+				off = w->rd_done;
+			e->req = idx;
+			e->req_off = off;
+			e->next_psn = sroce_psn_add(w->first_psn, off / e->mtu);
+			return;
+		}
+	}
+	/* Past every WQE sent: next is the first PSN never sent */
+	e->req = e->fetch;
+	e->req_off = 0;
+	e->next_psn = psn;
+}
+
+static void sq_rewind(struct sroce_sq_eng *e, u32 psn, u32 *events)
+{
+	struct sroce_wqe *head = sq_wqe(e, e->comp);
+
+	sq_point_at(e, psn);
+	e->reread_owed = false;
+	if (e->comp != e->fetch)
+		head->rd_gap_seen = 0;
+	ev(events, SROCE_EV_REWIND);
+}
+
+/* Retire the oldest WQE; the glue posts its completion. */
+static void sq_complete_head(struct sroce_sq_eng *e)
+{
+	e->comp++;
+	if (e->req - e->comp > e->fetch - e->comp) {
+		/* it was acknowledged before the requester resent it */
+		e->req = e->comp;
+		e->req_off = 0;
+	}
+}
+
+/* Recompute una: the oldest PSN not acknowledged nor answered. */
+static void sq_update_una(struct sroce_sq_eng *e)
+{
+	u32 una = sroce_psn_add(e->ack_psn, 1);
+
+	if (e->comp != e->fetch) {
+		struct sroce_wqe *w = sq_wqe(e, e->comp);
+
+		/* the oldest READ: answered as far as its data is in */
+		if (w->npkts && w->kind == SROCE_WR_READ)
+			una = sroce_psn_add(w->first_psn, w->rd_done / e->mtu);
+	}
+	if (sroce_psn_after(una, e->una_psn))
+		e->una_psn = una;
+	/* Nothing acknowledged is sent again */
+	if (sroce_psn_before(e->next_psn, e->una_psn))
+		sq_point_at(e, e->una_psn);
+}
+
+/* READ hole of head @w: re-request it (only it) before anything else */
+static void rd_schedule_reread(struct sroce_sq_eng *e, struct sroce_wqe *w,
+			       u32 *events)
+{
+	u32 end = rd_chunk_end(e, w, w->rd_done);
+	u32 k;
+
+	if (w->rd_reread == w->rd_done || e->reread_owed)
+		return;		/* asked already */
+	/* Stop at the first response that is in */
+	for (k = 1; k < SROCE_MAX_WINDOW; k++) {
+		if (w->rd_map & (1ULL << k)) {
+			u64 at = (u64)w->rd_done + (u64)k * e->mtu;
+
+			if (at < end)
+				end = (u32)at;
+			break;
+		}
+	}
+	e->reread_idx = e->comp;
+	e->reread_owed = true;
+	w->rd_reread = w->rd_done;
+	w->rd_reread_end = end;
+	w->rd_gap_seen = 0;
+	ev(events, SROCE_EV_REREAD);
+}
+
+/* Evidence that responses of head READ @w were lost */
+static void rd_gap_evidence(struct sroce_sq_eng *e, struct sroce_wqe *w,
+			    struct sroce_sq_act *act)
+{
+	if (++w->rd_gap_seen >= SROCE_REREAD_THRESH) {
+		rd_schedule_reread(e, w, &act->events);
+		act->kick |= e->reread_owed;
+	}
+}
+
+/*
+ * Complete every WQE the acknowledgment of @psn covers.  Returns true if
+ * anything completed.  A READ blocks until its data is in: an ACK past
+ * it says its responses were all sent, so some were lost.
+ */
+static bool sq_ack_through(struct sroce_sq_eng *e, u32 psn,
+			   struct sroce_sq_act *act)
+{
+	bool progress = false;
+
+	while (e->comp != e->fetch) {
+		struct sroce_wqe *w = sq_wqe(e, e->comp);
+
+		if (!w->npkts ||
+		    !sroce_psn_covers(psn, sroce_psn_add(w->first_psn,
+							 w->npkts - 1)))
+			break;
+		if (w->kind == SROCE_WR_READ &&
+		    !(w->flags & SROCE_WQE_RD_DONE)) {
+			rd_gap_evidence(e, w, act);
+			break;
+		}
+		sq_complete_head(e);
+		progress = true;
+	}
+	return progress;
+}
+
+static void sq_after_progress(struct sroce_sq_eng *e, bool progress,
+			      struct sroce_sq_act *act)
+{
+	u32 una = e->una_psn;
+
+	sq_update_una(e);
+	/* a partial ACK of a long message opens the window too */
+	progress |= e->una_psn != una;
+	if (progress) {
+		e->retries_left = e->retry_cnt;
+		e->rnr_left = e->rnr_retry;
+		e->backoff = 0;
+		act->kick = true;
+	}
+	if (!sq_in_flight(e))
+		act->timer = SROCE_TIMER_STOP;
+	else if (progress)
+		sq_arm(e, act, SROCE_TIMER_ARM);
+	sq_check_drained(e, act);
+}
+
+/* ---- requester ---- */
+
+static enum sroce_req_verdict req_reread(struct sroce_sq_eng *e,
+					 struct sroce_tx_req *tx)
+{
+	struct sroce_wqe *w = sq_wqe(e, e->reread_idx);
+
+	e->reread_owed = false;
+	if (e->reread_idx != e->comp || w->kind != SROCE_WR_READ ||
+	    w->rd_reread != w->rd_done || w->rd_reread_end <= w->rd_done)
+		return SROCE_REQ_IDLE;	/* overtaken by a completion */
+	memset(tx, 0, sizeof(*tx));
+	tx->idx = e->reread_idx;
+	tx->opcode = sroce_rc_req_opcode(SROCE_WR_READ, true, true);
+	tx->psn = sroce_psn_add(w->first_psn, w->rd_done / e->mtu);
+	tx->ackreq = true;
+	tx->reth = true;
+	tx->va = w->remote_addr + w->rd_done;
+	tx->rkey = w->rkey;
+	tx->dma_len = w->rd_reread_end - w->rd_done;
+	tx->retransmit = true;
+	return SROCE_REQ_SEND;
+}
+
+static enum sroce_req_verdict req_read(struct sroce_sq_eng *e,
+				       struct sroce_wqe *w,
+				       struct sroce_tx_req *tx, bool resend)
+{
+	u32 len = w->length - e->req_off;
+	u32 room = e->rd_chunk - e->req_off % e->rd_chunk;
+	u32 cost;
+
+	if (len > room)
+		len = room;
+	cost = sq_npkts(e, len);
+	if (!resend && e->rd_out >= e->max_rd)
+		return SROCE_REQ_IDLE;
+	if ((u32)sroce_psn_diff(e->next_psn, e->una_psn) + cost > e->window)
+		return SROCE_REQ_IDLE;
+
+	tx->opcode = sroce_rc_req_opcode(SROCE_WR_READ, true, true);
+	tx->ackreq = true;
+	tx->reth = true;
+	tx->va = w->remote_addr + e->req_off;
+	tx->rkey = w->rkey;
+	tx->dma_len = len;
+	if (e->req_off % e->rd_chunk) {
+		/* from inside a request (a resend from the hole): its
+		 * responses start with FIRST here and end where it does */
+		w->rd_reread = e->req_off;
+		w->rd_reread_end = e->req_off + len;
+	}
+	if (!resend)
+		e->rd_out++;
+	e->next_psn = sroce_psn_add(e->next_psn, cost);
+	e->req_off += len;
+	return SROCE_REQ_SEND;
+}
+
+static enum sroce_req_verdict req_data(struct sroce_sq_eng *e,
+				       struct sroce_wqe *w,
+				       struct sroce_tx_req *tx)
+{
+	u32 len = w->length - e->req_off;
+	bool first = e->req_off == 0, last;
+
+	if (len > e->mtu)
+		len = e->mtu;
+	last = e->req_off + len == w->length;
+	if ((u32)sroce_psn_diff(e->next_psn, e->una_psn) + 1 > e->window)
+		return SROCE_REQ_IDLE;
+
+	tx->opcode = sroce_rc_req_opcode(w->kind, first, last);
+	tx->se = last && (w->flags & SROCE_WQE_SOLICITED);
+	/* An ACK twice per window keeps the window open */
+	tx->ackreq = last || !(e->next_psn % (e->window / 2));
+	if (first && (w->kind == SROCE_WR_WRITE ||
+		      w->kind == SROCE_WR_WRITE_IMM)) {
+		tx->reth = true;
+		tx->va = w->remote_addr;
+		tx->rkey = w->rkey;
+		tx->dma_len = w->length;
+	}
+	tx->imm = last && (w->kind == SROCE_WR_SEND_IMM ||
+			   w->kind == SROCE_WR_WRITE_IMM);
+	tx->off = e->req_off;
+	tx->len = len;
+	e->next_psn = sroce_psn_add(e->next_psn, 1);
+	e->req_off += len;
+	return SROCE_REQ_SEND;
+}
+
+enum sroce_req_verdict sroce_req_next(struct sroce_sq_eng *e,
+				      struct sroce_tx_req *tx,
+				      struct sroce_sq_act *act)
+{
+	enum sroce_req_verdict v;
+	struct sroce_wqe *w;
+	bool resend, fresh;
+
+	memset(act, 0, sizeof(*act));
+	if (!sq_active(e) || e->rnr_wait)
+		return SROCE_REQ_IDLE;
+	if (e->reread_owed) {
+		v = req_reread(e, tx);
+		if (v == SROCE_REQ_SEND) {
+			sq_arm(e, act, SROCE_TIMER_ARM_IF_IDLE);
+			return v;
+		}
+	}
+	if (e->req == e->fetch)
+		return e->state == SROCE_SQ_DRAIN ? SROCE_REQ_IDLE :
+						    SROCE_REQ_FETCH;
+	if (e->state == SROCE_SQ_DRAIN &&
+	    e->req - e->comp >= e->drain_limit - e->comp)
+		return SROCE_REQ_IDLE;
+
+	w = sq_wqe(e, e->req);
+	fresh = !w->npkts;
+	if (fresh) {
+		/* First transmission: its PSNs start here */
+		if ((w->flags & SROCE_WQE_FENCE) && e->rd_out)
+			return SROCE_REQ_IDLE;
+		w->first_psn = e->next_psn;
+		w->npkts = sq_npkts(e, w->length);
+	}
+	resend = sroce_psn_before(e->next_psn, e->sent_psn);
+
+	memset(tx, 0, sizeof(*tx));
+	tx->idx = e->req;
+	tx->psn = e->next_psn;
+	tx->retransmit = resend;
+	if (w->kind == SROCE_WR_READ)
+		v = req_read(e, w, tx, resend);
+	else
+		v = req_data(e, w, tx);
+	if (v != SROCE_REQ_SEND) {
+		if (fresh)
+			w->npkts = 0;	/* not started after all */
+		return v;
+	}
+	if (sroce_psn_after(e->next_psn, e->sent_psn))
+		e->sent_psn = e->next_psn;
+	if (e->req_off == w->length) {
+		e->req++;
+		e->req_off = 0;
+	}
+	sq_arm(e, act, SROCE_TIMER_ARM_IF_IDLE);
+	sroce_sq_check(e);
+	return SROCE_REQ_SEND;
+}
+
+/* ---- completer ---- */
+
+/* ACK / NAK / RNR NAK */
+static void comp_ack(struct sroce_sq_eng *e, const struct sroce_pkt *pkt,
+		     struct sroce_sq_act *act)
+{
+	u8 syn = pkt->hdr.aeth.syndrome;
+	enum sroce_ack_action what = sroce_comp_ack_action(syn);
+	u32 psn = pkt->hdr.bth.psn;
+	s32 lo = what == SROCE_ACK_COMPLETE_UP_TO_PSN ? -1 : 0;
+	bool progress;
+
+	if (sroce_psn_diff(psn, e->una_psn) < lo) {
+		ev(&act->events, SROCE_EV_STALE);
+		return;
+	}
+	if (sroce_psn_diff(psn, e->sent_psn) >= 0) {
+		ev(&act->events, SROCE_EV_GHOST);
+		return;
+	}
+	if (what != SROCE_ACK_COMPLETE_UP_TO_PSN)
+		psn = sroce_psn_prev(psn);	/* acknowledges what precedes */
+	if (sroce_psn_after(psn, e->ack_psn))
+		e->ack_psn = psn;
+	progress = sq_ack_through(e, e->ack_psn, act);
+	psn = sroce_psn_add(psn, 1);
+
+	switch (what) {
+	case SROCE_ACK_COMPLETE_UP_TO_PSN:
+		break;
+	case SROCE_ACK_RETRY_FROM_PSN:
+		ev(&act->events, SROCE_EV_SEQ_NAK_RCVD);
+		sq_update_una(e);
+		sq_rewind(e, psn, &act->events);
+		act->kick = true;
+		break;
+	case SROCE_ACK_RNR_WAIT:
+		ev(&act->events, SROCE_EV_RNR_NAK_RCVD);
+		sq_update_una(e);
+		if (!sroce_rnr_retry_consume(&e->rnr_left)) {
+			sq_error(e, SROCE_WC_RNR_RETRY_EXC_ERR, act);
+			return;
+		}
+		sq_rewind(e, psn, &act->events);
+		e->rnr_wait = true;
+		act->timer = SROCE_TIMER_RNR;
+		act->timer_ns = (u64)sroce_rnr_timer_us(sroce_syndrome_value(syn)) *
+				1000;
+		sq_check_drained(e, act);
+		return;
+	default:
+		sq_update_una(e);
+		if (e->comp == e->fetch) {
+			ev(&act->events, SROCE_EV_GHOST);
+			return;
+		}
+		sq_error(e, sroce_ack_action_wc_status(what), act);
+		return;
+	}
+	sq_after_progress(e, progress, act);
+}
+
+/* Check READ response @pkt for head READ @w; 0 to place it. */
+static int comp_check_read(struct sroce_sq_eng *e, struct sroce_wqe *w,
+			   const struct sroce_pkt *pkt, u32 off)
+{
+	u32 mask = pkt->info->mask;
+	u32 len = w->length - off;
+	u32 end = rd_chunk_end(e, w, off);
+	bool at_start = off % e->rd_chunk == 0;
+	bool reread = w->rd_reread != NO_REREAD;
+
+	if (len > e->mtu)
+		len = e->mtu;
+	if (pkt->payload_len != len)
+		return -1;
+	if ((mask & SROCE_MASK_FIRST) && !at_start &&
+	    !(reread && off == w->rd_reread))
+		return -1;
+	if (!(mask & SROCE_MASK_FIRST) && at_start)
+		return -1;
+	if (off + len == end)
+		return (mask & SROCE_MASK_LAST) ? 0 : -1;
+	if ((mask & SROCE_MASK_LAST) &&
+	    !(reread && off + len == w->rd_reread_end))
+		return -1;
+	return 0;
+}
+
+static void comp_read_resp(struct sroce_sq_eng *e, const struct sroce_pkt *pkt,
+			   struct sroce_sq_act *act)
+{
+	u32 psn = pkt->hdr.bth.psn;
+	struct sroce_wqe *w;
+	u32 idx, off, k;
+
+	if (sroce_psn_diff(psn, e->una_psn) < 0) {
+		ev(&act->events, SROCE_EV_STALE);
+		return;
+	}
+	if (sroce_psn_diff(psn, e->sent_psn) >= 0) {
+		ev(&act->events, SROCE_EV_GHOST);
+		return;
+	}
+	/* The WQE holding @psn */
+	for (idx = e->comp; idx != e->fetch; idx++) {
+		w = sq_wqe(e, idx);
+		if (!w->npkts)
+			break;
+		if (sroce_psn_in_window(psn, w->first_psn, w->npkts))
+			goto found;
+	}
+	ev(&act->events, SROCE_EV_GHOST);
+	return;
+found:
+	if (w->kind != SROCE_WR_READ) {
+		ev(&act->events, SROCE_EV_GHOST);	/* not a READ's PSN */
+		return;
+	}
+	/* It acknowledges every request before it */
+	if (idx != e->comp) {
+		u32 before = sroce_psn_prev(w->first_psn);
+
+		if (sroce_psn_after(before, e->ack_psn))
+			e->ack_psn = before;
+		sq_after_progress(e, sq_ack_through(e, e->ack_psn, act), act);
+		if (idx != e->comp) {
+			/* an earlier READ misses responses (counted as
+			 * evidence by sq_ack_through()); this one waits */
+			ev(&act->events, SROCE_EV_STALE);
+			return;
+		}
+	}
+	if (w->flags & SROCE_WQE_RD_DONE) {
+		ev(&act->events, SROCE_EV_STALE);
+		return;
+	}
+	off = psn_off(e, w, psn);
+	if (off < w->rd_done) {
+		ev(&act->events, SROCE_EV_STALE);
+		return;
+	}
+	k = (off - w->rd_done) / e->mtu;
+	if (k >= SROCE_MAX_WINDOW) {
+		ev(&act->events, SROCE_EV_GHOST);
+		return;
+	}
+	if (k && (w->rd_map & (1ULL << k))) {
+		ev(&act->events, SROCE_EV_STALE);
+		return;
+	}
+	if (comp_check_read(e, w, pkt, off)) {
+		ev(&act->events, SROCE_EV_BAD_RESP);
+		return;
+	}
+	act->place = true;
+	act->place_idx = idx;
+	act->place_off = off;
+	act->place_len = pkt->payload_len;
+}
+
+void sroce_comp_rx(struct sroce_sq_eng *e, const struct sroce_pkt *pkt,
+		   struct sroce_sq_act *act)
+{
+	u32 mask = pkt->info->mask;
+
+	memset(act, 0, sizeof(*act));
+	if (!sq_active(e))
+		return;
+	if ((mask & (SROCE_MASK_READ | SROCE_MASK_RESP)) ==
+	    (SROCE_MASK_READ | SROCE_MASK_RESP))
+		comp_read_resp(e, pkt, act);
+	else if ((mask & SROCE_MASK_ACK) && (mask & SROCE_MASK_AETH))
+		comp_ack(e, pkt, act);
+	else	/* ATOMIC ACK: no atomics are sent yet */
+		ev(&act->events, SROCE_EV_GHOST);
+	sroce_sq_check(e);
+}
+
+void sroce_comp_placed(struct sroce_sq_eng *e, const struct sroce_sq_act *req,
+		       bool ok, struct sroce_sq_act *act)
+{
+	struct sroce_wqe *w = sq_wqe(e, req->place_idx);
+	u32 k, before;
+
+	memset(act, 0, sizeof(*act));
+	if (!sq_active(e))
+		return;
+	if (SROCE_ENGINE_BUG(req->place_idx != e->comp ||
+			     w->kind != SROCE_WR_READ ||
+			     req->place_off < w->rd_done)) {
+		sq_error(e, SROCE_WC_BAD_RESP_ERR, act);
+		return;
+	}
+	if (!ok) {
+		sq_error(e, SROCE_WC_LOC_PROT_ERR, act);
+		return;
+	}
+	k = (req->place_off - w->rd_done) / e->mtu;
+	if (k) {
+		/* out of order: keep it, count it against the hole */
+		w->rd_map |= 1ULL << k;
+		rd_gap_evidence(e, w, act);
+		sroce_sq_check(e);
+		return;
+	}
+	before = rd_reqs_done(e, w);
+	w->rd_done += req->place_len;
+	w->rd_map >>= 1;
+	while (w->rd_map & 1) {
+		u32 n = w->length - w->rd_done;
+
+		w->rd_done += n < e->mtu ? n : e->mtu;
+		w->rd_map >>= 1;
+	}
+	w->rd_gap_seen = 0;
+	if (w->rd_done == w->length)
+		w->flags |= SROCE_WQE_RD_DONE;
+	k = rd_reqs_done(e, w) - before;
+	if (SROCE_ENGINE_BUG(k > e->rd_out))
+		k = e->rd_out;
+	e->rd_out -= k;
+	if (w->flags & SROCE_WQE_RD_DONE) {
+		u32 last = sroce_psn_add(w->first_psn, w->npkts - 1);
+
+		/* its responses acknowledge it */
+		if (sroce_psn_after(last, e->ack_psn))
+			e->ack_psn = last;
+		sq_complete_head(e);
+		sq_ack_through(e, e->ack_psn, act);
+		sq_after_progress(e, true, act);
+	} else {
+		sq_after_progress(e, true, act);
+	}
+	sroce_sq_check(e);
+}
+
+void sroce_sq_timeout(struct sroce_sq_eng *e, struct sroce_sq_act *act)
+{
+	memset(act, 0, sizeof(*act));
+	if (!sq_active(e) || e->rnr_wait)
+		return;
+	if (!sq_in_flight(e)) {
+		act->timer = SROCE_TIMER_STOP;
+		return;
+	}
+	ev(&act->events, SROCE_EV_TIMEOUT);
+	if (!sroce_retry_consume(&e->retries_left)) {
+		sq_error(e, SROCE_WC_RETRY_EXC_ERR, act);
+		return;
+	}
+	if (e->backoff < SROCE_MAX_BACKOFF)
+		e->backoff++;
+	sq_rewind(e, e->una_psn, &act->events);
+	sq_arm(e, act, SROCE_TIMER_ARM);
+	act->kick = true;
+	sroce_sq_check(e);
+}
+
+void sroce_sq_rnr_done(struct sroce_sq_eng *e, struct sroce_sq_act *act)
+{
+	memset(act, 0, sizeof(*act));
+	if (!e->rnr_wait)
+		return;
+	e->rnr_wait = false;
+	act->kick = true;
+}
+
+bool sroce_sq_check(const struct sroce_sq_eng *e)
+{
+	u32 queued = e->fetch - e->comp;
+	bool bad = false;
+
+	bad |= SROCE_ENGINE_BUG(!e->size || (e->size & (e->size - 1)));
+	bad |= SROCE_ENGINE_BUG(queued > e->size);
+	/* comp <= req <= fetch */
+	bad |= SROCE_ENGINE_BUG(e->req - e->comp > queued);
+	bad |= SROCE_ENGINE_BUG(e->req == e->fetch && e->req_off);
+	if (e->req != e->fetch) {
+		const struct sroce_wqe *w = sq_wqe(e, e->req);
+
+		/* req_off within the WQE; a resent WQE keeps its PSNs */
+		bad |= SROCE_ENGINE_BUG(e->req_off && e->req_off >= w->length);
+		bad |= SROCE_ENGINE_BUG(w->npkts &&
+					e->next_psn !=
+					sroce_psn_add(w->first_psn,
+						      e->req_off / e->mtu));
+	}
+	/* una <= next <= sent, and no more in flight than the window */
+	bad |= SROCE_ENGINE_BUG(sroce_psn_diff(e->next_psn, e->una_psn) < 0);
+	bad |= SROCE_ENGINE_BUG(sroce_psn_diff(e->sent_psn, e->next_psn) < 0);
+	bad |= SROCE_ENGINE_BUG((u32)sroce_psn_diff(e->sent_psn, e->una_psn) >
+				e->window);
+	bad |= SROCE_ENGINE_BUG(sroce_psn_diff(e->ack_psn, e->sent_psn) >= 0);
+	bad |= SROCE_ENGINE_BUG(e->rd_out > SROCE_MAX_WINDOW);
+	if (e->comp != e->fetch) {
+		const struct sroce_wqe *w = sq_wqe(e, e->comp);
+
+		bad |= SROCE_ENGINE_BUG(w->rd_done > w->length);
+		bad |= SROCE_ENGINE_BUG(w->rd_map & 1);
+	}
+	bad |= SROCE_ENGINE_BUG(e->state == SROCE_SQ_ERROR && !e->err_set);
+	return !bad;
+}

@@ -1,0 +1,396 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * sroce RC engine: the requester, completer and responder as plain state
+ * and pure decisions.  The kernel module (and the host simulator) own
+ * memory, keys, skbs, locks and timers; they feed the engine one event at
+ * a time and carry out the actions it returns, in order.
+ *
+ * Send side (struct sroce_sq_eng; sroce_rc_sq.c):
+ *   WQE posted ......... the glue copies and validates a WQE into
+ *                        wqe[fetch & mask] and calls sroce_sq_push()
+ *   requester step ..... sroce_req_next(): one request packet to build,
+ *                        "fetch a WQE", or idle
+ *   response received .. sroce_comp_rx(): ACK, NAK, RNR NAK, READ response
+ *   payload placed ..... sroce_comp_placed(): after the glue copied a READ
+ *                        response's bytes where the engine said
+ *   timer fired ........ sroce_sq_timeout(), sroce_sq_rnr_done()
+ * Receive side (struct sroce_rq_eng; sroce_rc_rq.c):
+ *   request received ... sroce_rq_rx(), with two queries answered by the
+ *                        glue (take a receive WQE, check an rkey)
+ *   payload not placed . sroce_rq_fail()
+ *   responder step ..... sroce_rq_next(): READ responses, then a held ACK
+ *
+ * Indices are free-running u32 counters; the SQ slot is idx & mask.  PSNs
+ * are 24-bit (psn.h).  Every event ends with the invariants checked
+ * (sroce_sq_check(), sroce_rq_check()); a violation is reported through
+ * SROCE_ENGINE_BUG (WARN_ON_ONCE in the kernel, abort() on the host) and
+ * fails the QP.
+ */
+#ifndef _SROCE_RC_ENGINE_H
+#define _SROCE_RC_ENGINE_H
+
+#include "sroce/rc.h"
+#include "sroce/wire.h"
+
+/* WQE flags the engine acts on */
+#define SROCE_WQE_SIGNALED	BIT(0)
+#define SROCE_WQE_SOLICITED	BIT(1)
+#define SROCE_WQE_FENCE		BIT(2)
+#define SROCE_WQE_INLINE	BIT(3)
+
+/* Largest window in PSNs (the READ reorder map is one u64) */
+#define SROCE_MAX_WINDOW	64
+
+/* READ responses seen beyond a hole before the hole is re-read */
+#define SROCE_REREAD_THRESH	3
+
+/* Timeout backoff: each retransmit timeout doubles the next, up to 2^this */
+#define SROCE_MAX_BACKOFF	4
+
+/*
+ * Engine events, as bits of act->events: what happened, for counters.
+ * The glue maps each to a device counter.
+ */
+enum sroce_eng_event {
+	SROCE_EV_STALE,		/* old ACK/response: already had it */
+	SROCE_EV_GHOST,		/* response to nothing we sent: dropped */
+	SROCE_EV_BAD_RESP,	/* response breaking the protocol: fatal */
+	SROCE_EV_SEQ_NAK_RCVD,
+	SROCE_EV_RNR_NAK_RCVD,
+	SROCE_EV_REWIND,	/* requester resends from an earlier PSN */
+	SROCE_EV_REREAD,	/* READ hole re-requested */
+	SROCE_EV_TIMEOUT,
+	SROCE_EV_DUP_REQ,	/* responder: duplicate request */
+	SROCE_EV_OOS_REQ,	/* responder: request ahead of ePSN */
+	SROCE_EV_SEQ_NAK_SENT,
+	SROCE_EV_RNR_NAK_SENT,
+	SROCE_EV_FATAL_NAK_SENT,
+	SROCE_EV_BAD_REQ,	/* request dropped: wrong length/opcode/state */
+	SROCE_EV_DUP_READ_BAD,	/* duplicate READ matching no resource */
+	SROCE_EV_NR
+};
+
+/* ---------------------------------------------------------------- */
+/* Send side                                                          */
+
+/* One send WQE as the engine sees it; the glue keeps wr_id and SGEs. */
+struct sroce_wqe {
+	/* Filled by the glue before sroce_sq_push() */
+	u8	kind;		/* enum sroce_wr_kind */
+	u8	flags;		/* SROCE_WQE_* */
+	u32	length;		/* message bytes, <= 2^31 */
+	u64	remote_addr;
+	u32	rkey;
+	/* Engine state */
+	u32	first_psn;	/* valid once first sent */
+	u32	npkts;		/* PSNs it spans, valid once first sent */
+	u32	rd_done;	/* READ: bytes placed in order */
+	u64	rd_map;		/* READ: PSNs first_psn + rd_done/mtu + 1 + i
+				 * placed out of order (bit i) */
+	u32	rd_gap_seen;	/* READ: responses seen beyond the hole */
+	u32	rd_reread;	/* READ: hole offset last re-requested, or ~0 */
+	u32	rd_reread_end;
+};
+
+enum sroce_sq_state {
+	SROCE_SQ_IDLE,		/* RESET, INIT, RTR: sends nothing */
+	SROCE_SQ_RTS,
+	SROCE_SQ_DRAIN,		/* SQD: finishes what it started */
+	SROCE_SQ_ERROR,
+};
+
+struct sroce_sq_eng {
+	/* Configuration: set by sroce_sq_init() and sroce_sq_config() */
+	struct sroce_wqe *wqe;	/* size entries, glue-owned */
+	u32	size;		/* power of two */
+	u32	mtu;		/* path MTU, bytes */
+	u32	window;		/* PSNs in flight, 8..SROCE_MAX_WINDOW */
+	u32	rd_chunk;	/* bytes per READ request, multiple of mtu */
+	u32	max_rd;		/* READ requests outstanding, >= 1 */
+	u8	retry_cnt;
+	u8	rnr_retry;
+	u8	timeout;	/* IBTA local ACK timeout code, 0 = none */
+
+	u8	state;		/* enum sroce_sq_state */
+	u32	comp;		/* oldest WQE not completed */
+	u32	req;		/* WQE being sent */
+	u32	req_off;	/* its bytes sent (READ: requested) */
+	u32	fetch;		/* next slot the glue fills */
+	u32	next_psn;	/* PSN of the next request packet */
+	u32	una_psn;	/* oldest PSN not acknowledged */
+	u32	sent_psn;	/* one past the highest PSN ever sent */
+	u32	ack_psn;	/* highest PSN acknowledged by an ACK */
+	u32	rd_out;		/* READ requests sent, answers not all in */
+	u32	reread_idx;	/* READ hole to request before anything */
+	bool	reread_owed;
+	u8	retries_left;
+	u8	rnr_left;
+	u8	backoff;
+	bool	rnr_wait;
+	bool	drained_owed;	/* SQ_DRAINED event not given yet */
+	u32	drain_limit;	/* DRAIN: first WQE not to start */
+	u32	err_idx;	/* ERROR: WQE that carries err_status */
+	u8	err_status;	/* SROCE_WC_*, or SUCCESS for a pure flush */
+	bool	err_set;
+};
+
+/* Timer requests in an action */
+enum sroce_timer_op {
+	SROCE_TIMER_KEEP,	/* leave the retransmit timer as it is */
+	SROCE_TIMER_ARM,	/* (re)arm it for timer_ns */
+	SROCE_TIMER_ARM_IF_IDLE, /* arm it for timer_ns unless running */
+	SROCE_TIMER_STOP,
+	SROCE_TIMER_RNR,	/* stop it; arm the RNR timer for timer_ns */
+};
+
+/* What one send-side event asks the glue to do, in this order. */
+struct sroce_sq_act {
+	/* 1. READ response payload: copy it to WQE place_idx at place_off */
+	bool	place;
+	u32	place_idx;
+	u32	place_off;
+	u32	place_len;
+	/* 2. WQEs up to (not including) e->comp completed successfully;
+	 *    the glue remembers comp before the call */
+	/* 3. error: the QP goes to error (e->err_* say which WQE) */
+	bool	error;
+	/* 4. timers */
+	u8	timer;		/* enum sroce_timer_op */
+	u64	timer_ns;
+	/* 5. the requester may have packets to send */
+	bool	kick;
+	/* 6. SQD drained: raise IB_EVENT_SQ_DRAINED */
+	bool	drained;
+	u32	events;		/* BIT(enum sroce_eng_event) */
+};
+
+/* One request packet to build: headers, then payload from the WQE. */
+struct sroce_tx_req {
+	u32	idx;		/* WQE */
+	u8	opcode;
+	u32	psn;
+	bool	ackreq;
+	bool	se;
+	bool	reth;		/* carries a RETH */
+	u64	va;
+	u32	rkey;
+	u32	dma_len;
+	bool	imm;		/* carries ImmDt (glue has the value) */
+	u32	off;		/* payload: WQE bytes [off, off + len) */
+	u32	len;
+	bool	retransmit;	/* PSN was sent before */
+};
+
+enum sroce_req_verdict {
+	SROCE_REQ_SEND,		/* build and send tx */
+	SROCE_REQ_FETCH,	/* need WQE 'fetch': push it, or stop if none */
+	SROCE_REQ_IDLE,		/* nothing to send until an event */
+};
+
+void sroce_sq_init(struct sroce_sq_eng *e, struct sroce_wqe *wqe, u32 size);
+
+/* Path attributes (any time before RTS; mtu 256..4096, power of two) */
+void sroce_sq_config(struct sroce_sq_eng *e, u32 mtu, u32 max_rd,
+		     u8 retry_cnt, u8 rnr_retry, u8 timeout);
+
+/* SQ PSN (modify_qp IB_QP_SQ_PSN) */
+void sroce_sq_set_psn(struct sroce_sq_eng *e, u32 psn);
+
+/* State changes; sroce_sq_drain() may set act->drained at once */
+void sroce_sq_start(struct sroce_sq_eng *e);
+void sroce_sq_drain(struct sroce_sq_eng *e, struct sroce_sq_act *act);
+void sroce_sq_reset(struct sroce_sq_eng *e);
+
+/*
+ * Fail the QP: WQE @idx (comp <= idx < fetch; a WQE that failed the
+ * glue's validation is pushed first) completes with @status, every other
+ * uncompleted WQE with a flush error.  The first error wins.
+ */
+void sroce_sq_fail(struct sroce_sq_eng *e, u32 idx, u8 status);
+
+/* Room for one more WQE (fetch - comp < size) */
+bool sroce_sq_room(const struct sroce_sq_eng *e);
+
+/* The glue filled wqe[fetch & mask]: take it */
+void sroce_sq_push(struct sroce_sq_eng *e);
+
+/*
+ * Requester step.  SROCE_REQ_SEND fills @tx and advances; the glue builds
+ * the packet (a lost or unbuildable one is recovered like a wire loss),
+ * and on a local protection error calls sroce_sq_fail().
+ */
+enum sroce_req_verdict sroce_req_next(struct sroce_sq_eng *e,
+				      struct sroce_tx_req *tx,
+				      struct sroce_sq_act *act);
+
+/*
+ * Completer: an RC ACK, ATOMIC ACK, or READ response @pkt (parsed; ICRC,
+ * addresses and P_Key already checked).  Fills @act.
+ */
+void sroce_comp_rx(struct sroce_sq_eng *e, const struct sroce_pkt *pkt,
+		   struct sroce_sq_act *act);
+
+/* The payload act->place asked for is in place (@ok) or could not be */
+void sroce_comp_placed(struct sroce_sq_eng *e, const struct sroce_sq_act *req,
+		       bool ok, struct sroce_sq_act *act);
+
+void sroce_sq_timeout(struct sroce_sq_eng *e, struct sroce_sq_act *act);
+void sroce_sq_rnr_done(struct sroce_sq_eng *e, struct sroce_sq_act *act);
+
+/* The flush is done: WQEs [comp, fetch) were completed by the glue */
+void sroce_sq_flushed(struct sroce_sq_eng *e);
+
+/* Invariants; false (and SROCE_ENGINE_BUG) if one is broken */
+bool sroce_sq_check(const struct sroce_sq_eng *e);
+
+/* ---------------------------------------------------------------- */
+/* Receive side                                                       */
+
+/* Remote access rights granted by the QP (IB_ACCESS_REMOTE_*) */
+#define SROCE_ACC_REMOTE_WRITE	BIT(1)
+#define SROCE_ACC_REMOTE_READ	BIT(2)
+#define SROCE_ACC_REMOTE_ATOMIC	BIT(3)
+
+/* One accepted RDMA READ, kept to answer it and its duplicates */
+struct sroce_rd_res {
+	bool	valid;
+	bool	pending;	/* responses left to send */
+	bool	replay;		/* pending only to answer a duplicate */
+	u32	first_psn;
+	u32	npkts;
+	u64	va;
+	u32	rkey;
+	u32	length;
+	u32	start_psn;	/* first response of this run (FIRST) */
+	u32	next_off;	/* next response's offset */
+	u32	end_off;	/* this run ends here (LAST) */
+};
+
+enum sroce_rq_state {
+	SROCE_RQ_IDLE,		/* RESET, INIT: drops everything */
+	SROCE_RQ_ACTIVE,	/* RTR, RTS, SQD */
+	SROCE_RQ_ERROR,
+};
+
+struct sroce_rq_eng {
+	/* Configuration */
+	struct sroce_rd_res *res;	/* nres_max entries, glue-owned */
+	u32	nres_max;
+	u32	nres;		/* max_dest_rd_atomic, >= 1 */
+	u32	mtu;
+	u32	access;		/* SROCE_ACC_* */
+	u8	min_rnr_timer;
+
+	u8	state;		/* enum sroce_rq_state */
+	u32	epsn;
+	u32	msn;
+	u8	seq;		/* enum sroce_rx_seq */
+	bool	nak_sent;	/* PSN sequence NAK for this ePSN */
+	u32	unacked;
+	bool	ack_owed;	/* an ACK waits behind READ responses */
+	/* Message in progress */
+	bool	rwqe_held;	/* receive WQE taken for a Send */
+	u32	rwqe_len;
+	u32	msg_off;	/* Send: bytes placed; Write: bytes written */
+	u32	wr_len;		/* Write: RETH DMA length */
+	u64	wr_va;
+	u32	wr_rkey;
+	/* READ resources, a ring of nres */
+	u32	res_next;
+	s32	cur;		/* resource being answered, or -1 */
+};
+
+/* Queries the responder asks the glue while deciding */
+struct sroce_rq_env {
+	void	*ctx;
+	/* Take the next receive WQE (the glue holds it): 0 and its total
+	 * length, or nonzero when the RQ is empty */
+	int	(*take_rwqe)(void *ctx, u32 *len);
+	/* May the peer @access [va, va + len) with @rkey? */
+	bool	(*rkey_ok)(void *ctx, u32 rkey, u64 va, u32 len, u32 access);
+};
+
+/* One ACK / NAK / RNR NAK to send */
+struct sroce_tx_ack {
+	u8	syndrome;
+	u32	psn;
+	u32	msn;
+};
+
+enum sroce_place_dst {
+	SROCE_PLACE_NONE,
+	SROCE_PLACE_RWQE,	/* held receive WQE, at off */
+	SROCE_PLACE_MR,		/* remote write: rkey, va (rights checked
+				 * again by the glue on each packet) */
+};
+
+/* What one receive-side event asks the glue to do, in this order. */
+struct sroce_rq_act {
+	/* 1. payload placement; failure -> sroce_rq_fail() and stop */
+	u8	place;		/* enum sroce_place_dst */
+	u32	off;
+	u64	va;
+	u32	rkey;
+	u32	len;
+	/* 2. receive completion of the held WQE */
+	bool	complete;
+	u8	wc_status;	/* SROCE_WC_* (success or a local error) */
+	bool	wc_rdma_imm;	/* RECV_RDMA_WITH_IMM, else RECV */
+	u32	wc_byte_len;
+	bool	wc_imm;		/* the packet's ImmDt goes into the WC */
+	bool	wc_solicited;
+	/* 3. an ACK/NAK to send now */
+	bool	ack;
+	struct sroce_tx_ack tx;
+	/* 4. the QP goes to error (after the NAK above) */
+	bool	error;
+	/* 5. READ responses to send: call sroce_rq_next() */
+	bool	kick;
+	u32	events;		/* BIT(enum sroce_eng_event) */
+};
+
+/* One response from sroce_rq_next() */
+struct sroce_tx_rsp {
+	bool	is_ack;		/* plain ACK (tx_ack) instead of READ data */
+	struct sroce_tx_ack ack;
+	u8	opcode;		/* READ response opcode */
+	u32	psn;
+	u32	msn;
+	u8	syndrome;
+	u64	va;		/* payload: [va, va + len) under rkey */
+	u32	rkey;
+	u32	len;
+};
+
+void sroce_rq_init(struct sroce_rq_eng *e, struct sroce_rd_res *res,
+		   u32 nres_max);
+void sroce_rq_config(struct sroce_rq_eng *e, u32 mtu, u32 nres, u32 access,
+		     u8 min_rnr_timer);
+void sroce_rq_set_psn(struct sroce_rq_eng *e, u32 psn);
+void sroce_rq_start(struct sroce_rq_eng *e);	/* to RTR */
+void sroce_rq_reset(struct sroce_rq_eng *e);
+/* The QP went to error: drop what is held (glue flushes the RWQE) */
+void sroce_rq_error(struct sroce_rq_eng *e);
+
+/* A request packet (RC request opcode; ICRC, address, P_Key checked) */
+void sroce_rq_rx(struct sroce_rq_eng *e, const struct sroce_pkt *pkt,
+		 const struct sroce_rq_env *env, struct sroce_rq_act *act);
+
+/*
+ * The glue could not carry out @act's placement (@nak: the NAK code;
+ * @wc_status: the receive completion, SUCCESS for none).  Rewrites @act:
+ * no ACK, a NAK instead, QP to error.
+ */
+void sroce_rq_fail(struct sroce_rq_eng *e, u32 psn, enum sroce_nak_code nak,
+		   u8 wc_status, struct sroce_rq_act *act);
+
+/* Next READ response (or held ACK) to send; false when none */
+bool sroce_rq_next(struct sroce_rq_eng *e, struct sroce_tx_rsp *rsp);
+
+/* A READ response's data could not be read: NAK remote access, error */
+void sroce_rq_read_failed(struct sroce_rq_eng *e, u32 psn,
+			  struct sroce_tx_ack *nak);
+
+bool sroce_rq_check(const struct sroce_rq_eng *e);
+
+#endif /* _SROCE_RC_ENGINE_H */
