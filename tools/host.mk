@@ -5,8 +5,12 @@
 # calls it as "make unit", "make fuzz", "make analyze".
 #
 #   make -f tools/host.mk unit                  gcc + ASan/UBSan, run tests
+#                                               and a simulator batch
+#   make -f tools/host.mk sim                   build build/host/sim
 #   make -f tools/host.mk fuzz FUZZ_SECONDS=30  clang libFuzzer, run
 #   make -f tools/host.mk analyze               clang --analyze + cppcheck
+#
+# SIM_RUNS / SIM_SEED set the simulator batch of "unit" (tools/sim/).
 
 HERE := $(abspath $(dir $(lastword $(MAKEFILE_LIST)))/..)
 OUT := $(HERE)/build/host
@@ -21,7 +25,12 @@ CORE_SRC := $(addprefix $(HERE)/drivers/infiniband/sw/sroce/, \
 HOST_SRC := $(HERE)/drivers/infiniband/sw/sroce/sroce_crc32.c
 UNIT_SRC := $(sort $(wildcard $(HERE)/tools/unit/*.c))
 FUZZ_SRC := $(HERE)/tools/fuzz/fuzz_parse.c
-HDRS := $(wildcard $(HERE)/include/sroce/*.h $(HERE)/tools/unit/*.h)
+SIM_SRC := $(addprefix $(HERE)/tools/sim/, sim.c sim_work.c sim_check.c \
+	sim_adv.c)
+HDRS := $(wildcard $(HERE)/include/sroce/*.h $(HERE)/tools/unit/*.h \
+	$(HERE)/tools/sim/*.h)
+SIM_RUNS ?= 300
+SIM_SEED ?= 1
 
 WARN := -Wall -Wextra -Werror -Wmissing-prototypes -Wstrict-prototypes \
 	-Wmissing-declarations -Wvla -Wdeclaration-after-statement -Wshadow \
@@ -30,7 +39,7 @@ SAN := -fsanitize=address,undefined -fno-sanitize-recover=all \
 	-fno-omit-frame-pointer
 CFLAGS_COMMON := -std=gnu11 -g -I$(HERE)/include $(WARN)
 
-.PHONY: all unit fuzz analyze clean
+.PHONY: all unit sim fuzz analyze clean
 
 all: unit
 
@@ -41,8 +50,17 @@ $(OUT)/unit_tests: $(CORE_SRC) $(HOST_SRC) $(UNIT_SRC) $(HDRS) | $(OUT)
 	$(HOST_CC) $(CFLAGS_COMMON) -O1 $(SAN) -o $@ $(CORE_SRC) $(HOST_SRC) \
 		$(UNIT_SRC)
 
-unit: $(OUT)/unit_tests
+$(OUT)/sim: $(CORE_SRC) $(HOST_SRC) $(SIM_SRC) $(HERE)/tools/sim/sim_main.c \
+		$(HDRS) | $(OUT)
+	$(HOST_CC) $(CFLAGS_COMMON) -O1 $(SAN) -o $@ $(CORE_SRC) $(HOST_SRC) \
+		$(SIM_SRC) $(HERE)/tools/sim/sim_main.c
+
+sim: $(OUT)/sim
+
+# The simulator batch: lossless, lossy and adversary runs, one TAP line each
+unit: $(OUT)/unit_tests $(OUT)/sim
 	$(OUT)/unit_tests
+	$(OUT)/sim --seed $(SIM_SEED) --runs $(SIM_RUNS) --mix
 
 $(OUT)/fuzz_parse: $(CORE_SRC) $(HOST_SRC) $(FUZZ_SRC) $(HDRS) | $(OUT)
 	$(FUZZ_CC) $(CFLAGS_COMMON) -O1 -fsanitize=fuzzer,address,undefined \
@@ -53,11 +71,20 @@ $(OUT)/gen_seeds: $(CORE_SRC) $(HOST_SRC) $(HERE)/tools/fuzz/gen_seeds.c $(HDRS)
 	$(HOST_CC) $(CFLAGS_COMMON) -O1 -o $@ $(CORE_SRC) $(HOST_SRC) \
 		$(HERE)/tools/fuzz/gen_seeds.c
 
-fuzz: $(OUT)/fuzz_parse $(OUT)/gen_seeds
-	mkdir -p $(OUT)/corpus
+$(OUT)/fuzz_sim: $(CORE_SRC) $(HOST_SRC) $(SIM_SRC) $(HERE)/tools/sim/fuzz_sim.c \
+		$(HDRS) | $(OUT)
+	$(FUZZ_CC) $(CFLAGS_COMMON) -O1 -fsanitize=fuzzer,address,undefined \
+		-fno-sanitize-recover=all -o $@ $(CORE_SRC) $(HOST_SRC) \
+		$(SIM_SRC) $(HERE)/tools/sim/fuzz_sim.c
+
+fuzz: $(OUT)/fuzz_parse $(OUT)/gen_seeds $(OUT)/fuzz_sim
+	mkdir -p $(OUT)/corpus $(OUT)/corpus-sim
 	$(OUT)/gen_seeds $(OUT)/corpus
 	$(OUT)/fuzz_parse -max_total_time=$(FUZZ_SECONDS) -max_len=4400 \
 		-print_final_stats=1 -artifact_prefix=$(OUT)/ $(OUT)/corpus
+	$(OUT)/fuzz_sim -max_total_time=$(FUZZ_SECONDS) -max_len=2048 \
+		-print_final_stats=1 -artifact_prefix=$(OUT)/sim- \
+		$(OUT)/corpus-sim
 
 analyze:
 	set -e; for f in $(CORE_SRC) $(HOST_SRC) $(UNIT_SRC) $(FUZZ_SRC); do \

@@ -1,0 +1,228 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The end-of-run oracle:
+ *
+ * - every send WQE completed exactly once (success, error or flush);
+ * - every receive WQE completed at most once, exactly once on a QP in
+ *   error, and successfully with the right length / immediate whenever
+ *   the peer's WQE that consumed it succeeded;
+ * - a successful Write / Send / Read left the source bytes at the
+ *   destination, byte for byte;
+ * - no other byte of either memory changed; with an adversary, bytes the
+ *   peer was granted (remote-writable MRs, receive buffers, READ
+ *   destinations) may, nothing else;
+ * - a QP in error is a legitimate outcome only for RNR retries running
+ *   out (finite rnr_retry, receives trickling in), retries running out
+ *   on a lossy wire or behind a dead peer, or anything the adversary
+ *   provoked.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "sim_int.h"
+
+static const char *const zone_name[SZ_NR] = {
+	[SZ_W] = "peer-write", [SZ_R] = "peer-read", [SZ_RW] = "peer-rw",
+	[SZ_LOCAL] = "local", [SZ_RECV] = "recv",
+};
+
+static const char *wc_name(u8 st)
+{
+	switch (st) {
+	case SROCE_WC_SUCCESS:		return "success";
+	case SIM_WC_FLUSH:		return "flush";
+	case SROCE_WC_BAD_RESP_ERR:	return "bad-resp";
+	case SROCE_WC_REM_INV_REQ_ERR:	return "rem-inv-req";
+	case SROCE_WC_REM_ACCESS_ERR:	return "rem-access";
+	case SROCE_WC_REM_OP_ERR:	return "rem-op";
+	case SROCE_WC_RETRY_EXC_ERR:	return "retry-exc";
+	case SROCE_WC_RNR_RETRY_EXC_ERR: return "rnr-retry-exc";
+	case SIM_WC_NONE:		return "none";
+	default:			return "other";
+	}
+}
+
+bool sim_all_done(const struct sim *w)
+{
+	return w->side[0].done == w->side[0].nops &&
+	       w->side[1].done == w->side[1].nops;
+}
+
+/* "zone+offset" of a byte, for messages */
+static void locate(const struct sim_side *s, u64 off, char *buf, size_t n)
+{
+	int z;
+
+	for (z = SZ_NR - 1; z >= 0; z--)
+		if (off >= s->zone_off[z])
+			break;
+	if (z < 0 || off >= s->zone_off[z] + s->zone_len[z])
+		snprintf(buf, n, "guard@%llu", (unsigned long long)off);
+	else
+		snprintf(buf, n, "%s+%llu", zone_name[z],
+			 (unsigned long long)(off - s->zone_off[z]));
+}
+
+static void check_ops(struct sim *w, struct sim_side *s)
+{
+	u32 i;
+
+	for (i = 0; i < s->nops && !w->failed; i++)
+		if (s->ops[i].ncomp != 1)
+			sim_fail(w, "%c: WQE %u (kind %u len %u) completed %u times",
+				 'A' + s->id, i, s->ops[i].kind, s->ops[i].len,
+				 s->ops[i].ncomp);
+}
+
+/* Where a successful @op's bytes must be, and where they come from */
+static void op_bytes(const struct sim_side *s, const struct sim_op *op,
+		     const u8 **dst, const u8 **src)
+{
+	const struct sim_side *peer = s->peer;
+	u64 loff = s->zone_off[op->lzone] + op->loff;
+	u64 roff = op->rzone < SZ_NR ? peer->zone_off[op->rzone] + op->roff : 0;
+
+	switch (op->kind) {
+	case SROCE_WR_READ:
+		*dst = s->mem + loff;
+		*src = peer->init + roff;
+		break;
+	case SROCE_WR_WRITE:
+	case SROCE_WR_WRITE_IMM:
+		*dst = peer->mem + roff;
+		*src = s->init + loff;
+		break;
+	default:
+		*dst = peer->mem + peer->rwqes[op->rwqe].off;
+		*src = s->init + loff;
+	}
+}
+
+static void check_data(struct sim *w, struct sim_side *s)
+{
+	const u8 *dst, *src;
+	u32 i, j;
+
+	for (i = 0; i < s->nops && !w->failed; i++) {
+		const struct sim_op *op = &s->ops[i];
+
+		if (op->status != SROCE_WC_SUCCESS || !op->len)
+			continue;
+		op_bytes(s, op, &dst, &src);
+		if (!memcmp(dst, src, op->len))
+			continue;
+		for (j = 0; dst[j] == src[j]; j++)
+			;
+		sim_fail(w, "%c: WQE %u (kind %u len %u) completed successfully but byte %u of its destination is wrong",
+			 'A' + s->id, i, op->kind, op->len, j);
+	}
+}
+
+static void check_rwqes(struct sim *w, struct sim_side *s)
+{
+	u32 i;
+
+	for (i = 0; i < s->nrwqes && !w->failed; i++) {
+		const struct sim_rwqe *rw = &s->rwqes[i];
+		const struct sim_op *op = &s->peer->ops[rw->op];
+
+		if (rw->ncomp > 1 || (s->qp_err && rw->ncomp != 1))
+			sim_fail(w, "%c: receive %u completed %u times (QP %s)",
+				 'A' + s->id, i, rw->ncomp,
+				 s->qp_err ? "in error" : "alive");
+		else if (!w->adversarial && op->status == SROCE_WC_SUCCESS &&
+			 (rw->ncomp != 1 || rw->status != SROCE_WC_SUCCESS))
+			sim_fail(w, "%c: receive %u: its Send (%c WQE %u) succeeded, receive %s",
+				 'A' + s->id, i, 'A' + s->peer->id, rw->op,
+				 rw->ncomp ? wc_name(rw->status) :
+					     "never completed");
+	}
+}
+
+static void check_untouched(struct sim *w, struct sim_side *s)
+{
+	char where[64];
+	u64 i;
+
+	for (i = 0; i < s->mem_len; i++) {
+		u8 m = s->mark[i];
+
+		if (s->mem[i] == s->init[i] || (m & SM_TARGET))
+			continue;
+		if (w->adversarial && (m & SM_PEER))
+			continue;
+		locate(s, i, where, sizeof(where));
+		sim_fail(w, "%c: byte %s changed (%02x -> %02x): nobody may write it",
+			 'A' + s->id, where, s->init[i], s->mem[i]);
+		return;
+	}
+}
+
+/* May side @s legitimately have gone to error? */
+static bool error_is_legit(const struct sim *w, const struct sim_side *s)
+{
+	const struct sim_wire_cfg *c = &w->cfg->wire;
+	u8 st = w->res->sq_err_status[s->id];
+
+	if (w->cfg->legit_errors_ok || w->adversarial)
+		return true;
+	if (!s->sq_err)
+		return false;	/* the responder failed the QP */
+	if (st == SROCE_WC_RNR_RETRY_EXC_ERR)
+		return w->p.rq_trickle &&
+		       w->p.rnr_retry != SROCE_RNR_RETRY_INFINITE;
+	if (st == SROCE_WC_RETRY_EXC_ERR)	/* lossy, or behind a dead peer */
+		return c->loss > 0 || c->corrupt > 0 ||
+		       (s->peer->qp_err && s->peer->err_ns < s->err_ns &&
+			error_is_legit(w, s->peer));
+	return false;
+}
+
+static void classify(struct sim *w)
+{
+	struct sim_result *res = w->res;
+	size_t n = 0;
+	int i;
+
+	res->outcome = SIM_DONE;
+	for (i = 0; i < 2; i++) {
+		const struct sim_side *s = &w->side[i];
+
+		if (!s->qp_err)
+			continue;
+		res->outcome = SIM_KILLED;
+		n += (size_t)snprintf(res->why + n, sizeof(res->why) - n,
+				      "%s%c: %s %s", n ? "; " : "", 'A' + i,
+				      s->sq_err ? "send side failed" :
+						  "responder failed",
+				      wc_name(res->sq_err_status[i]));
+		if (n >= sizeof(res->why))
+			break;
+	}
+	for (i = 0; i < 2; i++) {
+		if (w->side[i].qp_err && !error_is_legit(w, &w->side[i])) {
+			char why[sizeof(res->why)];
+
+			memcpy(why, res->why, sizeof(why));
+			sim_fail(w, "QP error with no legitimate cause: %s", why);
+			return;
+		}
+	}
+}
+
+void sim_check_final(struct sim *w)
+{
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		struct sim_side *s = &w->side[i];
+
+		check_ops(w, s);
+		check_rwqes(w, s);
+		if (!w->adversarial)
+			check_data(w, s);
+		check_untouched(w, s);
+	}
+	if (!w->failed)
+		classify(w);
+}
