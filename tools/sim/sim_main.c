@@ -160,7 +160,7 @@ static const char *mix_profile(u64 seed, struct sim_cfg *cfg)
 
 	rng_seed(&r, seed, 7);
 	if (!cfg->budget)	/* a batch: keep each run short */
-		cfg->budget = 512 * 1024;
+		cfg->budget = 384 * 1024;
 	memset(wc, 0, sizeof(*wc));
 	cfg->adversary = 0;
 	wc->latency_ns = rng_range(&r, 500, 20000);
