@@ -20,7 +20,7 @@
 #include <linux/bug.h>
 
 /* An engine invariant broke: warn once; the caller fails the QP. */
-#define SROCE_ENGINE_BUG(cond)	WARN_ON_ONCE(cond)
+#define SROCE_ENGINE_WARN(cond)	WARN_ON_ONCE(cond)
 
 /*
  * Raw reflected CRC32 (poly 0xEDB88320) update: no pre/post inversion, the
@@ -42,7 +42,7 @@ static inline u32 sroce_crc32_le(u32 crc, const u8 *p, size_t len)
 #include <stdlib.h>
 
 /* An engine invariant broke: on the host that is a test failure. */
-#define SROCE_ENGINE_BUG(cond) \
+#define SROCE_ENGINE_WARN(cond) \
 	((cond) ? (fprintf(stderr, "%s:%d: engine invariant broken: %s\n", \
 			   __FILE__, __LINE__, #cond), abort(), 1) : 0)
 

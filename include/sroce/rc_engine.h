@@ -23,7 +23,7 @@
  * Indices are free-running u32 counters; the SQ slot is idx & mask.  PSNs
  * are 24-bit (psn.h).  Every event ends with the invariants checked
  * (sroce_sq_check(), sroce_rq_check()); a violation is reported through
- * SROCE_ENGINE_BUG (WARN_ON_ONCE in the kernel, abort() on the host) and
+ * SROCE_ENGINE_WARN (WARN_ON_ONCE in the kernel, abort() on the host) and
  * fails the QP.
  */
 #ifndef _SROCE_RC_ENGINE_H
@@ -44,8 +44,12 @@
 /* READ responses seen beyond a hole before the hole is re-read */
 #define SROCE_REREAD_THRESH	3
 
-/* Timeout backoff: each retransmit timeout doubles the next, up to 2^this */
-#define SROCE_MAX_BACKOFF	4
+/*
+ * Timeout backoff: each retransmit timeout doubles the next, up to 2^this
+ * times the QP's timeout, so that a peer stalled for seconds (a busy
+ * virtual machine) is waited for before retry_cnt runs out.
+ */
+#define SROCE_MAX_BACKOFF	6
 
 /*
  * Engine events, as bits of act->events: what happened, for counters.
@@ -85,8 +89,7 @@ struct sroce_wqe {
 	u32	first_psn;	/* valid once first sent */
 	u32	npkts;		/* PSNs it spans, valid once first sent */
 	u32	rd_done;	/* READ: bytes placed in order */
-	u64	rd_map;		/* READ: PSNs first_psn + rd_done/mtu + 1 + i
-				 * placed out of order (bit i) */
+	u64	rd_map;		/* READ: bit i: PSN (hole + i) is placed */
 	u32	rd_gap_seen;	/* READ: responses seen beyond the hole */
 	u32	rd_reread;	/* READ: hole offset last re-requested, or ~0 */
 	u32	rd_reread_end;
@@ -120,7 +123,8 @@ struct sroce_sq_eng {
 	u32	una_psn;	/* oldest PSN not acknowledged */
 	u32	sent_psn;	/* one past the highest PSN ever sent */
 	u32	ack_psn;	/* highest PSN acknowledged by an ACK */
-	u32	rd_out;		/* READ requests sent, answers not all in */
+	u32	recover_psn;	/* recovering: sent_psn when it rewound */
+	bool	recovering;
 	u32	reread_idx;	/* READ hole to request before anything */
 	bool	reread_owed;
 	u8	retries_left;
@@ -150,8 +154,7 @@ struct sroce_sq_act {
 	u32	place_idx;
 	u32	place_off;
 	u32	place_len;
-	/* 2. WQEs up to (not including) e->comp completed successfully;
-	 *    the glue remembers comp before the call */
+	/* 2. WQEs before e->comp completed (the glue knew comp before) */
 	/* 3. error: the QP goes to error (e->err_* say which WQE) */
 	bool	error;
 	/* 4. timers */
@@ -240,8 +243,11 @@ void sroce_sq_rnr_done(struct sroce_sq_eng *e, struct sroce_sq_act *act);
 /* The flush is done: WQEs [comp, fetch) were completed by the glue */
 void sroce_sq_flushed(struct sroce_sq_eng *e);
 
-/* Invariants; false (and SROCE_ENGINE_BUG) if one is broken */
+/* Invariants; false (and SROCE_ENGINE_WARN) if one is broken */
 bool sroce_sq_check(const struct sroce_sq_eng *e);
+
+/* READ requests outstanding (held against max_rd_atomic) */
+u32 sroce_sq_reads_out(const struct sroce_sq_eng *e);
 
 /* ---------------------------------------------------------------- */
 /* Receive side                                                       */
@@ -255,7 +261,6 @@ bool sroce_sq_check(const struct sroce_sq_eng *e);
 struct sroce_rd_res {
 	bool	valid;
 	bool	pending;	/* responses left to send */
-	bool	replay;		/* pending only to answer a duplicate */
 	u32	first_psn;
 	u32	npkts;
 	u64	va;
@@ -303,8 +308,7 @@ struct sroce_rq_eng {
 /* Queries the responder asks the glue while deciding */
 struct sroce_rq_env {
 	void	*ctx;
-	/* Take the next receive WQE (the glue holds it): 0 and its total
-	 * length, or nonzero when the RQ is empty */
+	/* Take a receive WQE: 0 and its length, nonzero if none */
 	int	(*take_rwqe)(void *ctx, u32 *len);
 	/* May the peer @access [va, va + len) with @rkey? */
 	bool	(*rkey_ok)(void *ctx, u32 rkey, u64 va, u32 len, u32 access);
@@ -320,8 +324,7 @@ struct sroce_tx_ack {
 enum sroce_place_dst {
 	SROCE_PLACE_NONE,
 	SROCE_PLACE_RWQE,	/* held receive WQE, at off */
-	SROCE_PLACE_MR,		/* remote write: rkey, va (rights checked
-				 * again by the glue on each packet) */
+	SROCE_PLACE_MR,		/* Write: rkey, va, checked again per packet */
 };
 
 /* What one receive-side event asks the glue to do, in this order. */

@@ -58,7 +58,11 @@
 #define PORT		18517
 #define BUF_SIZE	(4u << 20)
 #define MAX_MSG		(1u << 20)
-#define POLL_SECONDS	120
+/*
+ * A safety net only: a work request completes, in error if need be, once
+ * the transport's retries run out; this catches an engine that stalls.
+ */
+#define POLL_SECONDS	400
 
 struct peer {
 	uint32_t qpn;

@@ -1263,7 +1263,7 @@ static void side_state(const struct sim_side *s, char *buf, size_t n)
 	snprintf(buf, n, "done %u/%u posted %u, comp %u req %u+%u fetch %u, una %06x next %06x sent %06x, rnr_wait %d rd_out %u; epsn %06x",
 		 s->done, s->nops, s->posted, e->comp - s->sq_base,
 		 e->req - s->sq_base, e->req_off, e->fetch - s->sq_base,
-		 e->una_psn, e->next_psn, e->sent_psn, e->rnr_wait, e->rd_out,
+		 e->una_psn, e->next_psn, e->sent_psn, e->rnr_wait, sroce_sq_reads_out(e),
 		 s->rq.epsn);
 }
 

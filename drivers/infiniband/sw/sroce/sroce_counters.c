@@ -31,6 +31,7 @@ static const struct rdma_stat_desc sroce_counter_descs[] = {
 	[SROCE_CNT_GHOST_RESPONSES].name = "ghost_responses",
 	[SROCE_CNT_BAD_RESPONSES].name = "bad_responses",
 	[SROCE_CNT_READ_REREQUESTS].name = "read_rerequests",
+	[SROCE_CNT_REWINDS].name = "requester_rewinds",
 	[SROCE_CNT_RX_DROP_BAD_REQUEST].name = "rx_drop_bad_request",
 	[SROCE_CNT_RX_DROP_BAD_DUP_READ].name = "rx_drop_bad_dup_read",
 };
@@ -42,7 +43,7 @@ static const u8 sroce_event_counter[SROCE_EV_NR] = {
 	[SROCE_EV_BAD_RESP] = SROCE_CNT_BAD_RESPONSES,
 	[SROCE_EV_SEQ_NAK_RCVD] = SROCE_CNT_SEQ_NAKS_RCVD,
 	[SROCE_EV_RNR_NAK_RCVD] = SROCE_CNT_RNR_NAKS_RCVD,
-	[SROCE_EV_REWIND] = SROCE_CNT_RETRANSMITS,
+	[SROCE_EV_REWIND] = SROCE_CNT_REWINDS,
 	[SROCE_EV_REREAD] = SROCE_CNT_READ_REREQUESTS,
 	[SROCE_EV_TIMEOUT] = SROCE_CNT_RETRANSMIT_TIMEOUTS,
 	[SROCE_EV_DUP_REQ] = SROCE_CNT_DUP_REQUESTS,

@@ -17,7 +17,7 @@ enum sroce_counter {
 	SROCE_CNT_RX_DROP_NO_QP,	/* unknown destination QP */
 	SROCE_CNT_TX_DROP,		/* no memory or no route */
 	SROCE_CNT_RETRANSMIT_TIMEOUTS,
-	SROCE_CNT_RETRANSMITS,		/* requester rewinds, any cause */
+	SROCE_CNT_RETRANSMITS,		/* request packets sent again */
 	SROCE_CNT_SEQ_NAKS_RCVD,
 	SROCE_CNT_RNR_NAKS_RCVD,
 	SROCE_CNT_SEQ_NAKS_SENT,
@@ -30,6 +30,7 @@ enum sroce_counter {
 	SROCE_CNT_GHOST_RESPONSES,	/* answer nothing outstanding: dropped */
 	SROCE_CNT_BAD_RESPONSES,	/* READ response of wrong form: dropped */
 	SROCE_CNT_READ_REREQUESTS,	/* READ holes asked for again */
+	SROCE_CNT_REWINDS,		/* requester goes back: NAK, timeout */
 	SROCE_CNT_RX_DROP_BAD_REQUEST,	/* not an RC request, over the MTU */
 	SROCE_CNT_RX_DROP_BAD_DUP_READ,	/* duplicate READ of no resource */
 	SROCE_CNT_NR

@@ -2,7 +2,8 @@
 /*
  * sroce RC transport decisions (IBTA Vol 1 ch. 9): PSN classes, request
  * opcode sequencing, AETH syndromes, RNR and ACK timers, retry counters,
- * segmentation opcodes and the completer's reading of ACKs.  Pure functions over plain values; see rc.h.
+ * segmentation opcodes and the completer's reading of ACKs.  Pure
+ * functions over plain values; see rc.h.
  */
 #include "sroce/rc.h"
 

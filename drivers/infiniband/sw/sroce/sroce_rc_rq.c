@@ -104,8 +104,8 @@ static void rq_ack(struct sroce_rq_act *act, u8 syndrome, u32 psn, u32 msn)
 	act->tx.msn = msn & SROCE_MSN_MASK;
 }
 
-/* A fatal request error: NAK it, the QP goes to error. */
-static void rq_fatal(struct sroce_rq_eng *e, struct sroce_rq_act *act,
+/* A fatal request error: NAK it, the QP goes to error.  Returns false. */
+static bool rq_fatal(struct sroce_rq_eng *e, struct sroce_rq_act *act,
 		     enum sroce_nak_code code, u32 psn)
 {
 	act->place = SROCE_PLACE_NONE;
@@ -114,6 +114,7 @@ static void rq_fatal(struct sroce_rq_eng *e, struct sroce_rq_act *act,
 	act->kick = false;
 	ev(&act->events, SROCE_EV_FATAL_NAK_SENT);
 	sroce_rq_error(e);
+	return false;
 }
 
 /* ACK everything before ePSN, or owe it behind pending READ responses */
@@ -259,18 +260,17 @@ static bool rq_read(struct sroce_rq_eng *e, const struct sroce_pkt *pkt,
 		return false;
 	}
 	r = &e->res[e->res_next];
-	if (r->pending && !r->replay) {
-		/* more READs outstanding than negotiated */
-		rq_fatal(e, act, SROCE_NAK_INVALID_REQ, psn);
-		return false;
-	}
 	if (r->pending) {
-		/* a stale duplicate's replay gives way to a new READ */
+		/*
+		 * The oldest READ is still being answered, but a requester
+		 * within max_dest_rd_atomic has all of it already: what is
+		 * left is a replay for a duplicate.  (One beyond the limit
+		 * loses the rest and re-reads it, as with rdma_rxe.)
+		 */
 		r->pending = false;
 		if (e->cur == (s32)e->res_next)
 			e->cur = rq_next_pending(e, e->cur);
 	}
-	r->replay = false;
 	r->valid = true;
 	r->pending = true;
 	r->first_psn = psn;
@@ -323,7 +323,6 @@ static void rq_dup_read(struct sroce_rq_eng *e, const struct sroce_pkt *pkt,
 				r->end_off = off + reth->len;
 		} else {
 			r->pending = true;
-			r->replay = true;
 			r->start_psn = psn;
 			r->next_off = off;
 			r->end_off = off + reth->len;
@@ -388,10 +387,8 @@ void sroce_rq_rx(struct sroce_rq_eng *e, const struct sroce_pkt *pkt,
 		done = rq_write(e, pkt, env, act);
 	else if (mask & SROCE_MASK_READ)
 		done = rq_read(e, pkt, env, act);
-	else {	/* atomics are not implemented yet */
-		rq_fatal(e, act, SROCE_NAK_INVALID_REQ, psn);
-		done = false;
-	}
+	else	/* atomics are not implemented yet */
+		done = rq_fatal(e, act, SROCE_NAK_INVALID_REQ, psn);
 	if (!done)
 		goto out;
 	e->seq = seq;
@@ -474,20 +471,20 @@ bool sroce_rq_check(const struct sroce_rq_eng *e)
 {
 	bool bad = false;
 
-	bad |= SROCE_ENGINE_BUG(!e->nres || e->nres > e->nres_max);
-	bad |= SROCE_ENGINE_BUG(e->res_next >= e->nres);
-	bad |= SROCE_ENGINE_BUG(e->cur >= (s32)e->nres);
+	bad |= SROCE_ENGINE_WARN(!e->nres || e->nres > e->nres_max);
+	bad |= SROCE_ENGINE_WARN(e->res_next >= e->nres);
+	bad |= SROCE_ENGINE_WARN(e->cur >= (s32)e->nres);
 	if (e->cur >= 0) {
 		const struct sroce_rd_res *r = &e->res[e->cur];
 
-		bad |= SROCE_ENGINE_BUG(!r->pending || !r->valid);
-		bad |= SROCE_ENGINE_BUG(r->next_off > r->end_off ||
+		bad |= SROCE_ENGINE_WARN(!r->pending || !r->valid);
+		bad |= SROCE_ENGINE_WARN(r->next_off > r->end_off ||
 					r->end_off > r->length);
 	}
-	bad |= SROCE_ENGINE_BUG(e->state != SROCE_RQ_ACTIVE && e->rwqe_held);
-	bad |= SROCE_ENGINE_BUG(e->seq == SROCE_SEQ_WRITE &&
+	bad |= SROCE_ENGINE_WARN(e->state != SROCE_RQ_ACTIVE && e->rwqe_held);
+	bad |= SROCE_ENGINE_WARN(e->seq == SROCE_SEQ_WRITE &&
 				e->msg_off > e->wr_len);
-	bad |= SROCE_ENGINE_BUG(e->seq == SROCE_SEQ_SEND &&
+	bad |= SROCE_ENGINE_WARN(e->seq == SROCE_SEQ_SEND &&
 				(!e->rwqe_held || e->msg_off > e->rwqe_len));
 	return !bad;
 }

@@ -109,8 +109,10 @@ void sroce_sq_config(struct sroce_sq_eng *e, u32 mtu, u32 max_rd,
 	u32 window;
 
 	e->mtu = mtu;
-	/* About 64 KiB in flight: what a receiver without flow control of
-	 * its own absorbs; between 8 and SROCE_MAX_WINDOW packets. */
+	/*
+	 * About 64 KiB in flight: what a receiver without flow control of
+	 * its own absorbs; between 8 and SROCE_MAX_WINDOW packets.
+	 */
 	window = 65536 / mtu;
 	if (window < 8)
 		window = 8;
@@ -182,8 +184,8 @@ void sroce_sq_fail(struct sroce_sq_eng *e, u32 idx, u8 status)
 {
 	if (e->err_set)
 		return;		/* the first error is the one reported */
-	SROCE_ENGINE_BUG(idx - e->comp >= e->fetch - e->comp &&
-			 e->fetch != e->comp);
+	SROCE_ENGINE_WARN(idx - e->comp >= e->fetch - e->comp &&
+			  e->fetch != e->comp);
 	e->state = SROCE_SQ_ERROR;
 	e->err_idx = idx;
 	e->err_status = status;
@@ -208,11 +210,11 @@ void sroce_sq_push(struct sroce_sq_eng *e)
 {
 	struct sroce_wqe *w = sq_wqe(e, e->fetch);
 
-	if (SROCE_ENGINE_BUG(!sroce_sq_room(e)))
+	if (SROCE_ENGINE_WARN(!sroce_sq_room(e)))
 		return;
 	/* The glue validated it; the engine trusts no length beyond 2 GiB */
-	SROCE_ENGINE_BUG(w->length > 0x80000000U ||
-			 w->kind > SROCE_WR_READ);
+	SROCE_ENGINE_WARN(w->length > 0x80000000U ||
+			  w->kind > SROCE_WR_READ);
 	w->flags &= ~SROCE_WQE_RD_DONE;
 	w->first_psn = 0;
 	w->npkts = 0;
@@ -229,7 +231,6 @@ void sroce_sq_flushed(struct sroce_sq_eng *e)
 	e->comp = e->fetch;
 	e->req = e->fetch;
 	e->req_off = 0;
-	e->rd_out = 0;
 	e->reread_owed = false;
 	e->next_psn = e->sent_psn;
 	e->una_psn = e->sent_psn;
@@ -247,33 +248,29 @@ static void sq_point_at(struct sroce_sq_eng *e, u32 psn)
 
 	for (idx = e->comp; idx != e->fetch; idx++) {
 		struct sroce_wqe *w = sq_wqe(e, idx);
+		u32 off;
 
-		if (!w->npkts || sroce_psn_diff(psn, w->first_psn) <= 0) {
-			/* not sent yet, or @psn is its first */
-			e->req = idx;
-			e->req_off = 0;
-			e->next_psn = w->npkts ? w->first_psn : psn;
-			if (w->npkts && w->kind == SROCE_WR_READ &&
-			    w->rd_done) {
-				e->req_off = w->rd_done;
-				e->next_psn = sroce_psn_add(w->first_psn,
-							    w->rd_done / e->mtu);
-			}
-			return;
+		if (!w->npkts)
+			break;		/* not sent yet: it starts at @psn */
+		if (sroce_psn_diff(psn, w->first_psn) < 0)
+			psn = w->first_psn;
+		if (!sroce_psn_in_window(psn, w->first_psn, w->npkts))
+			continue;
+		off = psn_off(e, w, psn);
+		if (w->kind == SROCE_WR_READ && off < w->rd_done)
+			off = w->rd_done;
+		if (off && off >= w->length) {
+			/* a READ whose data is all in: nothing to ask */
+			psn = sroce_psn_add(w->first_psn, w->npkts);
+			continue;
 		}
-		if (sroce_psn_in_window(psn, w->first_psn, w->npkts)) {
-			u32 off = psn_off(e, w, psn);
-
-			if (w->kind == SROCE_WR_READ && off < w->rd_done)
-				off = w->rd_done;
-			e->req = idx;
-			e->req_off = off;
-			e->next_psn = sroce_psn_add(w->first_psn, off / e->mtu);
-			return;
-		}
+		e->req = idx;
+		e->req_off = off;
+		e->next_psn = sroce_psn_add(w->first_psn, off / e->mtu);
+		return;
 	}
 	/* Past every WQE sent: next is the first PSN never sent */
-	e->req = e->fetch;
+	e->req = idx;
 	e->req_off = 0;
 	e->next_psn = psn;
 }
@@ -283,6 +280,9 @@ static void sq_rewind(struct sroce_sq_eng *e, u32 psn, u32 *events)
 	struct sroce_wqe *head = sq_wqe(e, e->comp);
 
 	sq_point_at(e, psn);
+	/* recovering until everything sent before the rewind is answered */
+	e->recover_psn = e->sent_psn;
+	e->recovering = true;
 	e->reread_owed = false;
 	if (e->comp != e->fetch)
 		head->rd_gap_seen = 0;
@@ -319,10 +319,10 @@ static void sq_update_una(struct sroce_sq_eng *e)
 		sq_point_at(e, e->una_psn);
 }
 
-/* READ hole of head @w: re-request it (only it) before anything else */
-static void rd_schedule_reread(struct sroce_sq_eng *e, struct sroce_wqe *w,
-			       u32 *events)
+/* READ hole of WQE @idx: re-request it (only it) before anything else */
+static void rd_schedule_reread(struct sroce_sq_eng *e, u32 idx, u32 *events)
 {
+	struct sroce_wqe *w = sq_wqe(e, idx);
 	u32 end = rd_chunk_end(e, w, w->rd_done);
 	u32 k;
 
@@ -338,7 +338,7 @@ static void rd_schedule_reread(struct sroce_sq_eng *e, struct sroce_wqe *w,
 			break;
 		}
 	}
-	e->reread_idx = e->comp;
+	e->reread_idx = idx;
 	e->reread_owed = true;
 	w->rd_reread = w->rd_done;
 	w->rd_reread_end = end;
@@ -346,36 +346,44 @@ static void rd_schedule_reread(struct sroce_sq_eng *e, struct sroce_wqe *w,
 	ev(events, SROCE_EV_REREAD);
 }
 
-/* Evidence that responses of head READ @w were lost */
-static void rd_gap_evidence(struct sroce_sq_eng *e, struct sroce_wqe *w,
+/* Evidence that responses of the READ WQE @idx were lost */
+static void rd_gap_evidence(struct sroce_sq_eng *e, u32 idx,
 			    struct sroce_sq_act *act)
 {
+	struct sroce_wqe *w = sq_wqe(e, idx);
+
 	if (++w->rd_gap_seen >= SROCE_REREAD_THRESH) {
-		rd_schedule_reread(e, w, &act->events);
+		rd_schedule_reread(e, idx, &act->events);
 		act->kick |= e->reread_owed;
 	}
 }
 
 /*
- * Complete every WQE the acknowledgment of @psn covers.  Returns true if
- * anything completed.  A READ blocks until its data is in: an ACK past
- * it says its responses were all sent, so some were lost.
+ * Complete, in order, every WQE that ack_psn covers and every READ whose
+ * data is all in.  Returns true if anything completed.  A READ blocks
+ * until its data is in: an ACK past it says its responses were all
+ * sent, so some were lost.
  */
-static bool sq_ack_through(struct sroce_sq_eng *e, u32 psn,
-			   struct sroce_sq_act *act)
+static bool sq_ack_through(struct sroce_sq_eng *e, struct sroce_sq_act *act)
 {
 	bool progress = false;
 
 	while (e->comp != e->fetch) {
 		struct sroce_wqe *w = sq_wqe(e, e->comp);
+		u32 last = sroce_psn_add(w->first_psn, w->npkts - 1);
 
-		if (!w->npkts ||
-		    !sroce_psn_covers(psn, sroce_psn_add(w->first_psn,
-							 w->npkts - 1)))
+		if (!w->npkts)
 			break;
-		if (w->kind == SROCE_WR_READ &&
-		    !(w->flags & SROCE_WQE_RD_DONE)) {
-			rd_gap_evidence(e, w, act);
+		if (w->kind == SROCE_WR_READ) {
+			if (!(w->flags & SROCE_WQE_RD_DONE)) {
+				if (sroce_psn_covers(e->ack_psn, last))
+					rd_gap_evidence(e, e->comp, act);
+				break;
+			}
+			/* its responses acknowledge it */
+			if (sroce_psn_after(last, e->ack_psn))
+				e->ack_psn = last;
+		} else if (!sroce_psn_covers(e->ack_psn, last)) {
 			break;
 		}
 		sq_complete_head(e);
@@ -392,6 +400,20 @@ static void sq_after_progress(struct sroce_sq_eng *e, bool progress,
 	sq_update_una(e);
 	/* a partial ACK of a long message opens the window too */
 	progress |= e->una_psn != una;
+	if (e->recovering && sroce_psn_diff(e->una_psn, e->recover_psn) >= 0)
+		e->recovering = false;
+	/*
+	 * A partial answer in recovery, once all was sent again: what
+	 * follows una arrived before it did, out of order, and was dropped
+	 * (the responder NAKs a gap once).  Resend it now rather than wait
+	 * for the timer: a reordering wire would otherwise cost a timeout
+	 * per packet.
+	 */
+	if (e->recovering && e->una_psn != una &&
+	    e->next_psn == e->sent_psn && sq_in_flight(e)) {
+		sq_rewind(e, e->una_psn, &act->events);
+		act->kick = true;
+	}
 	if (progress) {
 		e->retries_left = e->retry_cnt;
 		e->rnr_left = e->rnr_retry;
@@ -405,6 +427,38 @@ static void sq_after_progress(struct sroce_sq_eng *e, bool progress,
 	sq_check_drained(e, act);
 }
 
+/*
+ * READ requests outstanding, as the responder's ring of max_dest_rd_atomic
+ * resources sees them: it drops its oldest for each new READ, so a
+ * request is retired only when it and every READ request before it are
+ * answered (a later READ done early still holds its place).  At most a
+ * window of WQEs is walked.
+ */
+u32 sroce_sq_reads_out(const struct sroce_sq_eng *e)
+{
+	u32 chunk_pkts = e->rd_chunk / e->mtu, n = 0, idx;
+	bool blocked = false;
+
+	for (idx = e->comp; idx != e->fetch; idx++) {
+		const struct sroce_wqe *w = sq_wqe(e, idx);
+		u32 sent;
+
+		if (!w->npkts)
+			break;
+		if (w->kind != SROCE_WR_READ)
+			continue;
+		sent = (u32)sroce_psn_diff(e->sent_psn, w->first_psn);
+		if (sent > w->npkts)
+			sent = w->npkts;
+		n += (sent + chunk_pkts - 1) / chunk_pkts;
+		if (!blocked)
+			n -= rd_reqs_done(e, w);
+		if (!(w->flags & SROCE_WQE_RD_DONE))
+			blocked = true;
+	}
+	return n;
+}
+
 /* ---- requester ---- */
 
 static enum sroce_req_verdict req_reread(struct sroce_sq_eng *e,
@@ -413,7 +467,8 @@ static enum sroce_req_verdict req_reread(struct sroce_sq_eng *e,
 	struct sroce_wqe *w = sq_wqe(e, e->reread_idx);
 
 	e->reread_owed = false;
-	if (e->reread_idx != e->comp || w->kind != SROCE_WR_READ ||
+	if (e->reread_idx - e->comp > e->req - e->comp ||
+	    e->reread_idx == e->fetch || w->kind != SROCE_WR_READ ||
 	    w->rd_reread != w->rd_done || w->rd_reread_end <= w->rd_done)
 		return SROCE_REQ_IDLE;	/* overtaken by a completion */
 	memset(tx, 0, sizeof(*tx));
@@ -440,7 +495,7 @@ static enum sroce_req_verdict req_read(struct sroce_sq_eng *e,
 	if (len > room)
 		len = room;
 	cost = sq_npkts(e, len);
-	if (!resend && e->rd_out >= e->max_rd)
+	if (!resend && sroce_sq_reads_out(e) >= e->max_rd)
 		return SROCE_REQ_IDLE;
 	if ((u32)sroce_psn_diff(e->next_psn, e->una_psn) + cost > e->window)
 		return SROCE_REQ_IDLE;
@@ -452,13 +507,13 @@ static enum sroce_req_verdict req_read(struct sroce_sq_eng *e,
 	tx->rkey = w->rkey;
 	tx->dma_len = len;
 	if (e->req_off % e->rd_chunk) {
-		/* from inside a request (a resend from the hole): its
-		 * responses start with FIRST here and end where it does */
+		/*
+		 * From inside a request (a resend from the hole): its
+		 * responses start with FIRST here and end where it does.
+		 */
 		w->rd_reread = e->req_off;
 		w->rd_reread_end = e->req_off + len;
 	}
-	if (!resend)
-		e->rd_out++;
 	e->next_psn = sroce_psn_add(e->next_psn, cost);
 	e->req_off += len;
 	return SROCE_REQ_SEND;
@@ -526,7 +581,7 @@ enum sroce_req_verdict sroce_req_next(struct sroce_sq_eng *e,
 	fresh = !w->npkts;
 	if (fresh) {
 		/* First transmission: its PSNs start here */
-		if ((w->flags & SROCE_WQE_FENCE) && e->rd_out)
+		if ((w->flags & SROCE_WQE_FENCE) && sroce_sq_reads_out(e))
 			return SROCE_REQ_IDLE;
 		w->first_psn = e->next_psn;
 		w->npkts = sq_npkts(e, w->length);
@@ -581,7 +636,7 @@ static void comp_ack(struct sroce_sq_eng *e, const struct sroce_pkt *pkt,
 		psn = sroce_psn_prev(psn);	/* acknowledges what precedes */
 	if (sroce_psn_after(psn, e->ack_psn))
 		e->ack_psn = psn;
-	progress = sq_ack_through(e, e->ack_psn, act);
+	progress = sq_ack_through(e, act);
 	psn = sroce_psn_add(psn, 1);
 
 	switch (what) {
@@ -682,10 +737,8 @@ found:
 
 		if (sroce_psn_after(before, e->ack_psn))
 			e->ack_psn = before;
-		sq_after_progress(e, sq_ack_through(e, e->ack_psn, act), act);
-		if (idx != e->comp) {
-			/* an earlier READ misses responses (counted as
-			 * evidence by sq_ack_through()); this one waits */
+		sq_after_progress(e, sq_ack_through(e, act), act);
+		if (idx - e->comp >= e->fetch - e->comp) {
 			ev(&act->events, SROCE_EV_STALE);
 			return;
 		}
@@ -740,14 +793,14 @@ void sroce_comp_placed(struct sroce_sq_eng *e, const struct sroce_sq_act *req,
 		       bool ok, struct sroce_sq_act *act)
 {
 	struct sroce_wqe *w = sq_wqe(e, req->place_idx);
-	u32 k, before;
+	u32 k;
 
 	memset(act, 0, sizeof(*act));
 	if (!sq_active(e))
 		return;
-	if (SROCE_ENGINE_BUG(req->place_idx != e->comp ||
-			     w->kind != SROCE_WR_READ ||
-			     req->place_off < w->rd_done)) {
+	if (SROCE_ENGINE_WARN(req->place_idx - e->comp >= e->fetch - e->comp ||
+			      !w->npkts || w->kind != SROCE_WR_READ ||
+			      req->place_off < w->rd_done)) {
 		sq_error(e, SROCE_WC_BAD_RESP_ERR, act);
 		return;
 	}
@@ -759,11 +812,10 @@ void sroce_comp_placed(struct sroce_sq_eng *e, const struct sroce_sq_act *req,
 	if (k) {
 		/* out of order: keep it, count it against the hole */
 		w->rd_map |= 1ULL << k;
-		rd_gap_evidence(e, w, act);
+		rd_gap_evidence(e, req->place_idx, act);
 		sroce_sq_check(e);
 		return;
 	}
-	before = rd_reqs_done(e, w);
 	w->rd_done += req->place_len;
 	w->rd_map >>= 1;
 	while (w->rd_map & 1) {
@@ -775,22 +827,9 @@ void sroce_comp_placed(struct sroce_sq_eng *e, const struct sroce_sq_act *req,
 	w->rd_gap_seen = 0;
 	if (w->rd_done == w->length)
 		w->flags |= SROCE_WQE_RD_DONE;
-	k = rd_reqs_done(e, w) - before;
-	if (SROCE_ENGINE_BUG(k > e->rd_out))
-		k = e->rd_out;
-	e->rd_out -= k;
-	if (w->flags & SROCE_WQE_RD_DONE) {
-		u32 last = sroce_psn_add(w->first_psn, w->npkts - 1);
-
-		/* its responses acknowledge it */
-		if (sroce_psn_after(last, e->ack_psn))
-			e->ack_psn = last;
-		sq_complete_head(e);
-		sq_ack_through(e, e->ack_psn, act);
-		sq_after_progress(e, true, act);
-	} else {
-		sq_after_progress(e, true, act);
-	}
+	/* a READ done completes in order, when all before it have */
+	sq_ack_through(e, act);
+	sq_after_progress(e, true, act);
 	sroce_sq_check(e);
 }
 
@@ -830,34 +869,33 @@ bool sroce_sq_check(const struct sroce_sq_eng *e)
 	u32 queued = e->fetch - e->comp;
 	bool bad = false;
 
-	bad |= SROCE_ENGINE_BUG(!e->size || (e->size & (e->size - 1)));
-	bad |= SROCE_ENGINE_BUG(queued > e->size);
+	bad |= SROCE_ENGINE_WARN(!e->size || (e->size & (e->size - 1)));
+	bad |= SROCE_ENGINE_WARN(queued > e->size);
 	/* comp <= req <= fetch */
-	bad |= SROCE_ENGINE_BUG(e->req - e->comp > queued);
-	bad |= SROCE_ENGINE_BUG(e->req == e->fetch && e->req_off);
+	bad |= SROCE_ENGINE_WARN(e->req - e->comp > queued);
+	bad |= SROCE_ENGINE_WARN(e->req == e->fetch && e->req_off);
 	if (e->req != e->fetch) {
 		const struct sroce_wqe *w = sq_wqe(e, e->req);
 
 		/* req_off within the WQE; a resent WQE keeps its PSNs */
-		bad |= SROCE_ENGINE_BUG(e->req_off && e->req_off >= w->length);
-		bad |= SROCE_ENGINE_BUG(w->npkts &&
+		bad |= SROCE_ENGINE_WARN(e->req_off && e->req_off >= w->length);
+		bad |= SROCE_ENGINE_WARN(w->npkts &&
 					e->next_psn !=
 					sroce_psn_add(w->first_psn,
 						      e->req_off / e->mtu));
 	}
 	/* una <= next <= sent, and no more in flight than the window */
-	bad |= SROCE_ENGINE_BUG(sroce_psn_diff(e->next_psn, e->una_psn) < 0);
-	bad |= SROCE_ENGINE_BUG(sroce_psn_diff(e->sent_psn, e->next_psn) < 0);
-	bad |= SROCE_ENGINE_BUG((u32)sroce_psn_diff(e->sent_psn, e->una_psn) >
+	bad |= SROCE_ENGINE_WARN(sroce_psn_diff(e->next_psn, e->una_psn) < 0);
+	bad |= SROCE_ENGINE_WARN(sroce_psn_diff(e->sent_psn, e->next_psn) < 0);
+	bad |= SROCE_ENGINE_WARN((u32)sroce_psn_diff(e->sent_psn, e->una_psn) >
 				e->window);
-	bad |= SROCE_ENGINE_BUG(sroce_psn_diff(e->ack_psn, e->sent_psn) >= 0);
-	bad |= SROCE_ENGINE_BUG(e->rd_out > SROCE_MAX_WINDOW);
+	bad |= SROCE_ENGINE_WARN(sroce_psn_diff(e->ack_psn, e->sent_psn) >= 0);
 	if (e->comp != e->fetch) {
 		const struct sroce_wqe *w = sq_wqe(e, e->comp);
 
-		bad |= SROCE_ENGINE_BUG(w->rd_done > w->length);
-		bad |= SROCE_ENGINE_BUG(w->rd_map & 1);
+		bad |= SROCE_ENGINE_WARN(w->rd_done > w->length);
+		bad |= SROCE_ENGINE_WARN(w->rd_map & 1);
 	}
-	bad |= SROCE_ENGINE_BUG(e->state == SROCE_SQ_ERROR && !e->err_set);
+	bad |= SROCE_ENGINE_WARN(e->state == SROCE_SQ_ERROR && !e->err_set);
 	return !bad;
 }
