@@ -9,11 +9,11 @@ set -euo pipefail
 PKGS=(
 	build-essential bc bison flex kmod cpio gzip
 	linux-headers-amd64 linux-image-amd64 linux-source-6.1
-	sparse clang llvm cppcheck
+	sparse clang llvm cppcheck libelf-dev libssl-dev
 	qemu-system-x86 busybox-static
 	rdma-core ibverbs-utils ibverbs-providers perftest rdmacm-utils
 	libibverbs-dev
-	iproute2 iputils-ping python3
+	iproute2 iputils-ping python3 rsync
 )
 
 missing=()

@@ -23,12 +23,28 @@ ln -sf /proc/self/fd/1 /dev/stdout
 ln -sf /proc/self/fd/2 /dev/stderr
 hostname "$HOST"
 
+# A kernel not installed on the host (make check-debug) brings its module
+# tree: lay it, writable, where modprobe looks.
+MODBASE=$(. "$RES/env.sh" && echo "${SROCE_MODBASE:-}")
+KMODS=/lib/modules/$(uname -r)
+if [ -n "$MODBASE" ] && [ ! -d "$KMODS" ]; then
+	mkdir -p "$KMODS" /tmp/.kmods/upper /tmp/.kmods/work
+	mount -t overlay overlay -o "lowerdir=$MODBASE$KMODS,upperdir=/tmp/.kmods/upper,workdir=/tmp/.kmods/work" "$KMODS"
+fi
+
 echo "testbed: running $SCRIPT"
 (
 	. "$RES/env.sh" && cd "$SROCE_SRC" &&
 	exec timeout -k 5 "$SROCE_GUEST_TIMEOUT" "$SCRIPT"
 ) > "$RES/output.txt" 2>&1 < /dev/null
 echo $? > "$RES/rc"
+if [ -e /sys/kernel/debug/kmemleak ]; then
+	# Twice: an object freed late is not reported as a leak.
+	echo scan > /sys/kernel/debug/kmemleak
+	sleep 5
+	echo scan > /sys/kernel/debug/kmemleak
+	cat /sys/kernel/debug/kmemleak > "$RES/kmemleak.txt"
+fi
 dmesg > "$RES/dmesg.txt"
 echo "testbed: done, rc $(cat "$RES/rc")"
 sync

@@ -1,21 +1,24 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# initramfs.sh KVER OUTPUT
+# initramfs.sh KVER OUTPUT [BASE]
 #
 # Build the testbed's initramfs: static busybox, our init, and the few
 # modules (virtio PCI, 9p, overlayfs) needed to reach the host's root.
-# The modules are copied from the host's /lib/modules/KVER in load order.
+# The modules are copied from BASE/lib/modules/KVER (default: the host's
+# own) in load order; a kernel that has them built in needs none.
 set -euo pipefail
 
 KVER=$1
 OUTPUT=$2
+BASE=${3:-/}
 HERE=$(cd "$(dirname "$0")" && pwd)
 WANT="virtio_pci 9pnet_virtio 9p overlay"
 
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
 mkdir -p "$stage"/{bin,proc,sys,dev,modules}
+touch "$stage/modules.list"
 cp /bin/busybox "$stage/bin/busybox"
 cp "$HERE/init" "$stage/init"
 chmod +x "$stage/init"
@@ -27,7 +30,7 @@ visit() {
 	local m=$1 d
 	[ -n "${seen[$m]:-}" ] && return
 	seen[$m]=1
-	for d in $(modinfo -k "$KVER" -F depends "$m" | tr ',' ' '); do
+	for d in $(modinfo -b "$BASE" -k "$KVER" -F depends "$m" | tr ',' ' '); do
 		visit "$d"
 	done
 	order+=("$m")
@@ -35,11 +38,11 @@ visit() {
 for m in $WANT; do visit "$m"; done
 
 for m in "${order[@]}"; do
-	f=$(modinfo -k "$KVER" -n "$m")
+	f=$(modinfo -b "$BASE" -k "$KVER" -n "$m")
 	case "$f" in
 	(builtin|"") continue ;;
 	esac
-	cp "$f" "$stage/modules/"
+	cp "$BASE/${f#/}" "$stage/modules/" 2>/dev/null || cp "$f" "$stage/modules/"
 	basename "$f" >> "$stage/modules.list"
 done
 

@@ -14,7 +14,9 @@
 #   -m MiB        guest memory (default 1024)
 #
 # Environment: SROCE_KVM=1 uses KVM instead of TCG. KVER picks the
-# kernel (default: newest /boot/vmlinuz-*-amd64).
+# kernel (default: newest /boot/vmlinuz-*-amd64). SROCE_KERNEL (a
+# bzImage) and SROCE_MODBASE (a directory holding lib/modules/KVER) boot
+# another kernel, such as make check-debug's.
 #
 # Each guest sees the host's root read-only with a tmpfs overlay, so the
 # host's rdma-core/perftest and this tree's freshly built module are
@@ -45,7 +47,8 @@ OUT=${OUT:-$SRC/build/testbed/run-$$}
 KVER=${KVER:-$(ls /boot/vmlinuz-*-amd64 2>/dev/null | sed 's|/boot/vmlinuz-||' |
 	sort -V | tail -n 1)}
 [ -n "$KVER" ] || { echo "vm.sh: no Debian kernel in /boot (make deps)" >&2; exit 2; }
-KERNEL=/boot/vmlinuz-$KVER
+KERNEL=${SROCE_KERNEL:-/boot/vmlinuz-$KVER}
+MODBASE=${SROCE_MODBASE:-}
 INITRD=$SRC/build/testbed/initramfs-$KVER.gz
 
 mkdir -p "$SRC/build/testbed"
@@ -55,7 +58,7 @@ exec 9> "$SRC/build/testbed/.lock"
 flock 9
 if [ ! -s "$INITRD" ] || [ "$HERE/init" -nt "$INITRD" ] ||
    [ "$HERE/initramfs.sh" -nt "$INITRD" ]; then
-	"$HERE/initramfs.sh" "$KVER" "$INITRD" || exit 2
+	"$HERE/initramfs.sh" "$KVER" "$INITRD" "$MODBASE" || exit 2
 fi
 
 # depmod over 9p under TCG takes half a minute; run it here instead on a
@@ -66,8 +69,8 @@ MODROOT=$SRC/build/testbed/modroot
 if [ -f "$KO" ] && { [ ! -f "$MODROOT/stamp" ] || [ "$KO" -nt "$MODROOT/stamp" ]; }; then
 	rm -rf "$MODROOT"
 	mkdir -p "$MODROOT/lib/modules"
-	cp -al "/lib/modules/$KVER" "$MODROOT/lib/modules/" 2>/dev/null ||
-		cp -as "/lib/modules/$KVER" "$MODROOT/lib/modules/"
+	cp -al "$MODBASE/lib/modules/$KVER" "$MODROOT/lib/modules/" 2>/dev/null ||
+		cp -as "$MODBASE/lib/modules/$KVER" "$MODROOT/lib/modules/"
 	mkdir -p "$MODROOT/lib/modules/$KVER/updates"
 	cp "$KO" "$MODROOT/lib/modules/$KVER/updates/"
 	depmod -b "$MODROOT" "$KVER" || exit 2
@@ -101,6 +104,7 @@ start_guest() { # host role ip peer_ip cpus my_port peer_port
 	export SROCE_IP=$ip SROCE_PEER_IP=$peer SROCE_MAC=$mac
 	export SROCE_OUT=/tmp/sroce-out/$host SROCE_SYNC=/tmp/sroce-out
 	export SROCE_GUEST_TIMEOUT=$TIMEOUT
+	export SROCE_MODBASE='$MODBASE'
 	ENV
 	timeout -s KILL $((TIMEOUT + 120)) \
 	qemu-system-x86_64 "${ACCEL[@]}" -machine q35 -smp "$cpus" -m "$MEM" \
@@ -118,11 +122,11 @@ start_guest() { # host role ip peer_ip cpus my_port peer_port
 }
 
 # Kernel messages that fail a test, whatever the script said.
-BAD='WARNING:|BUG:|Oops|kernel BUG|general protection|refcount_t:|list_del corruption|list_add corruption|lockdep|possible circular locking|KASAN|UBSAN|Kernel panic|blocked for more than|rcu.*stall|unregister_netdevice: waiting'
+BAD='WARNING:|BUG:|Oops|kernel BUG|general protection|refcount_t:|list_del corruption|list_add corruption|lockdep|possible circular locking|KASAN|UBSAN|Kernel panic|blocked for more than|rcu.*stall|unregister_netdevice: waiting|unreferenced object|ODEBUG'
 
 check_kernel_log() { # dir
 	local f hits=0
-	for f in "$1/console.log" "$1/dmesg.txt"; do
+	for f in "$1/console.log" "$1/dmesg.txt" "$1/kmemleak.txt"; do
 		[ -f "$f" ] || continue
 		if grep -aEq "$BAD" "$f"; then
 			echo "# kernel log $f:"
