@@ -6,6 +6,9 @@
 # higher is better; latency: lower is better, the ratio is rxe/sroce so
 # that above 1 always means sroce is faster). Figures, not tests: TCG
 # guests on a shared 2-core host are noisy; compare within one run.
+# Then the engine's loss recovery in the host simulator (tools/sim):
+# goodput and completion time lossless, at 2% and 10% loss and with 5 ms
+# +- 5 ms of jitter, in simulated time (the same on any machine).
 set -uo pipefail
 
 SRC=$(cd "$(dirname "$0")/.." && pwd)
@@ -36,4 +39,8 @@ awk '
 			printf "%-12s %9s %9s %-4s %9s %-4s %8s\n", p[1], p[2], s, unit, r, unit, ratio
 		}
 	}' "$OUT/results.txt"
+
+echo
+make -s -f tools/host.mk sim || exit 1
+build/host/sim --bench
 exit $rc
