@@ -32,6 +32,13 @@
  *            ring (found in /proc/self/maps), rings the doorbell, and
  *            expects every one to complete, the QP in the error state,
  *            and the kernel unharmed (the testbed checks its log)
+ *   forge    (not in the default set) a stream of verified Writes and
+ *            Sends while another program forges packets into the
+ *            connection: with -f FILE the client writes "QPN PSN VA RKEY"
+ *            of the server's QP, its first PSN and a 4 KiB target in the
+ *            server's buffer to FILE once the stream runs, and streams
+ *            until FILE.done exists; the server then checks that nothing
+ *            landed in the target (rc_forge.sh)
  *
  * The two sides talk over TCP (port 18517) to exchange QP numbers, PSNs,
  * GIDs and remote keys, and to agree on each step and its outcome.
@@ -427,6 +434,9 @@ static const uint32_t sizes[] = {
 #define RECV_OFF	(1u << 20)
 /* Client's local message area: the third MiB (room for SGE gaps). */
 #define LOCAL_OFF	(2u << 20)
+/* Server: 4 KiB no data case touches, for MRs of their own and forgeries. */
+#define SPARE_OFF	(3u << 20)
+#define SPARE_LEN	4096u
 
 static void post_recv(struct ctx *c, uint64_t wr_id, int pieces)
 {
@@ -725,6 +735,74 @@ static void case_access(struct ctx *c)
 		expect_error(c, cases[i].name, cases[i].op, addr, rkey, 100,
 			     IBV_WC_REM_ACCESS_ERR);
 	}
+}
+
+static bool spare_intact(struct ctx *c)
+{
+	uint32_t i;
+
+	for (i = 0; i < SPARE_LEN; i++)
+		if (c->buf[SPARE_OFF + i] != 0x5a) {
+			printf("# byte %u of the spare area is %#x\n", i,
+			       c->buf[SPARE_OFF + i]);
+			return false;
+		}
+	return true;
+}
+
+/*
+ * Traffic while rc_forge.sh forges packets into the connection: Writes
+ * and Sends of 64 KiB + 1, each compared, until the forger is done. A
+ * forged PSN makes the responder NAK or re-ACK; the data must not care.
+ * (A long timeout: a slow guest is not what this case is about.)
+ */
+static const char *forge_file;
+
+static void case_forge(struct ctx *c)
+{
+	static const struct qp_opts o = { 17, 7, 7, 12 };
+	static const enum op ops[] = { OP_WRITE, OP_SEND };
+	char done[4096];
+	uint32_t seed = 50000;
+	int rounds = 0, bad = 0;
+	uint8_t go;
+
+	connect_qp(c, &o);
+	if (c->server)
+		memset(c->buf + SPARE_OFF, 0x5a, SPARE_LEN);
+	snprintf(done, sizeof(done), "%s.done", forge_file ? forge_file : "");
+	for (;;) {
+		/* Once the stream runs, tell the forger where to aim. */
+		if (!c->server && forge_file && rounds == 1) {
+			char tmp[4096];
+			FILE *f;
+
+			snprintf(tmp, sizeof(tmp), "%s.tmp", forge_file);
+			f = fopen(tmp, "w");
+			if (!f)
+				die(tmp);
+			fprintf(f, "%u %u %llu %u\n", c->remote.qpn, c->me.psn,
+				(unsigned long long)c->remote.addr + SPARE_OFF,
+				c->remote.rkey);
+			if (fclose(f) || rename(tmp, forge_file))
+				die(forge_file);
+		}
+		go = rounds < 2 ||
+		     (forge_file ? access(done, F_OK) != 0 : rounds < 3);
+		/* The client decides. */
+		go = c->server ? sync_peer(c, 1) : (sync_peer(c, go), go);
+		if (!go)
+			break;
+		if (!data_step(c, ops[rounds % 2], 65537, 1, false, seed++)) {
+			printf("# %s of 65537 bytes: FAILED\n",
+			       op_name[ops[rounds % 2]]);
+			bad++;
+		}
+		rounds++;
+	}
+	ok(bad == 0, "forge: %d messages during the forgery, compared", rounds);
+	if (c->server)
+		ok(spare_intact(c), "forge: nothing landed in the forger's target");
 }
 
 static void case_rnr(struct ctx *c)
@@ -1203,8 +1281,9 @@ int main(int argc, char **argv)
 	struct ctx c = { .gid_index = 1, .sock = -1 };
 	int opt;
 
-	while ((opt = getopt(argc, argv, "d:g:sc:t:m:")) != -1) {
+	while ((opt = getopt(argc, argv, "d:g:sc:t:m:f:")) != -1) {
 		switch (opt) {
+		case 'f': forge_file = optarg; break;
 		case 'd': dev = optarg; break;
 		case 'g': c.gid_index = atoi(optarg); break;
 		case 's': c.server = true; break;
@@ -1221,7 +1300,7 @@ int main(int argc, char **argv)
 			}
 			break;
 		default:
-			fprintf(stderr, "usage: %s -d DEV -g GID (-s | -c IP) [-t cases] [-m MTU]\n",
+			fprintf(stderr, "usage: %s -d DEV -g GID (-s | -c IP) [-t cases] [-m MTU] [-f FILE]\n",
 				argv[0]);
 			return 2;
 		}
@@ -1258,6 +1337,8 @@ int main(int argc, char **argv)
 		case_cq(&c);
 	if (strstr(cases, "garbage"))
 		case_garbage(&c);
+	if (strstr(cases, "forge"))
+		case_forge(&c);
 
 	printf("1..%d\n", test_no);
 	printf("# totals: pass:%d fail:%d\n", test_no - failures, failures);

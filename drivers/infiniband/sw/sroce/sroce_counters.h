@@ -33,6 +33,8 @@ enum sroce_counter {
 	SROCE_CNT_REWINDS,		/* requester goes back: NAK, timeout */
 	SROCE_CNT_RX_DROP_BAD_REQUEST,	/* not an RC request, over the MTU */
 	SROCE_CNT_RX_DROP_BAD_DUP_READ,	/* duplicate READ of no resource */
+	SROCE_CNT_RX_DROP_ADDRESS,	/* not from the RC QP's peer */
+	SROCE_CNT_RX_DROP_PKEY,		/* P_Key not ours */
 	SROCE_CNT_NR
 };
 

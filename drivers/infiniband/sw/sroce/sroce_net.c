@@ -247,6 +247,72 @@ static bool sroce_owns(struct ib_device *ibdev)
 	return ibdev->ops.dealloc_driver == sroce_dealloc_driver;
 }
 
+/*
+ * Does the port's only P_Key (0xffff) accept @pkey? IBTA: the low 15 bits
+ * match and at least one of the two keys is a full member, so 0xffff
+ * and 0x7fff.
+ */
+static bool sroce_pkey_ok(u16 pkey)
+{
+	return (pkey & 0x7fff) == (SROCE_DEFAULT_PKEY & 0x7fff) &&
+	       ((pkey | SROCE_DEFAULT_PKEY) & 0x8000);
+}
+
+/*
+ * A connected RC QP takes packets only from its peer: IP source and
+ * destination are the path's, reversed, and the P_Key is ours. Without
+ * this, anyone who can send a UDP datagram to port 4791 could inject
+ * into a connection by guessing its QPN. (RC carries no source QPN.)
+ * A QP in RESET, INIT or ERR has no path to check against and takes
+ * nothing anyway. qp->lock held; a mismatch is counted and logged.
+ */
+static bool sroce_rx_from_peer(struct sroce_qp *qp, struct sk_buff *skb,
+			       const struct sroce_pkt *p)
+{
+	struct sroce_dev *sdev = qp->sdev;
+	bool ok;
+
+	if (qp->state != IB_QPS_RTR && qp->state != IB_QPS_RTS &&
+	    qp->state != IB_QPS_SQD)
+		return true;
+
+	if (skb->protocol == htons(ETH_P_IP)) {
+		const struct iphdr *iph = ip_hdr(skb);
+
+		ok = !qp->av.ipv6 && iph->saddr == qp->av.daddr &&
+		     iph->daddr == qp->av.saddr;
+		if (!ok)
+			pr_notice_ratelimited("%s: QP %u: packet from %pI4 to %pI4 is not from its peer, dropped\n",
+					      dev_name(&sdev->ibdev.dev),
+					      qp->ibqp.qp_num, &iph->saddr,
+					      &iph->daddr);
+	} else {
+		const struct ipv6hdr *ip6h = ipv6_hdr(skb);
+
+		ok = qp->av.ipv6 &&
+		     ipv6_addr_equal(&ip6h->saddr, &qp->av.daddr6) &&
+		     ipv6_addr_equal(&ip6h->daddr, &qp->av.saddr6);
+		if (!ok)
+			pr_notice_ratelimited("%s: QP %u: packet from %pI6c to %pI6c is not from its peer, dropped\n",
+					      dev_name(&sdev->ibdev.dev),
+					      qp->ibqp.qp_num, &ip6h->saddr,
+					      &ip6h->daddr);
+	}
+	if (!ok) {
+		sroce_count(sdev, SROCE_CNT_RX_DROP_ADDRESS);
+		return false;
+	}
+
+	if (!sroce_pkey_ok(p->hdr.bth.pkey)) {
+		sroce_count(sdev, SROCE_CNT_RX_DROP_PKEY);
+		pr_notice_ratelimited("%s: QP %u: packet with P_Key %#06x dropped\n",
+				      dev_name(&sdev->ibdev.dev),
+				      qp->ibqp.qp_num, p->hdr.bth.pkey);
+		return false;
+	}
+	return true;
+}
+
 /* Softirq. Returning 0 means we consumed (and freed) the skb. */
 static int sroce_udp_rcv(struct sock *sk, struct sk_buff *skb)
 {
@@ -295,6 +361,10 @@ static int sroce_udp_rcv(struct sock *sk, struct sk_buff *skb)
 
 	__skb_queue_head_init(&out);
 	spin_lock_irqsave(&qp->lock, flags);
+	if (!sroce_rx_from_peer(qp, skb, &rx.p)) {
+		sroce_qp_unlock(qp, flags);
+		goto put_qp;
+	}
 	if (rx.p.info->mask & SROCE_MASK_REQ)
 		kick = sroce_resp_rcv(qp, &rx, &out);	/* READ responses */
 	else
@@ -303,6 +373,7 @@ static int sroce_udp_rcv(struct sock *sk, struct sk_buff *skb)
 	sroce_xmit(qp, &out);
 	if (kick)
 		sroce_qp_kick(qp);
+put_qp:
 	sroce_qp_put(qp);
 put_dev:
 	ib_device_put(ibdev);

