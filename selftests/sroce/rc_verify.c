@@ -32,6 +32,10 @@
  *            ring (found in /proc/self/maps), rings the doorbell, and
  *            expects every one to complete, the QP in the error state,
  *            and the kernel unharmed (the testbed checks its log)
+ *   rkey     the server deregisters an MR, then registers and
+ *            deregisters 600 more: none gets the revoked rkey back; a
+ *            Write with the revoked rkey while a new MR covers the same
+ *            memory ends in REM_ACCESS_ERR and lands nothing
  *   forge    (not in the default set) a stream of verified Writes and
  *            Sends while another program forges packets into the
  *            connection: with -f FILE the client writes "QPN PSN VA RKEY"
@@ -737,6 +741,13 @@ static void case_access(struct ctx *c)
 	}
 }
 
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
 static bool spare_intact(struct ctx *c)
 {
 	uint32_t i;
@@ -748,6 +759,79 @@ static bool spare_intact(struct ctx *c)
 			return false;
 		}
 	return true;
+}
+
+/*
+ * A revoked rkey must stay dead: the next registrations (600, more than
+ * the 256 values of the key byte) never hand it out again, and a Write
+ * with it fails even while a new MR covers the very same memory.
+ */
+static void case_rkey(struct ctx *c)
+{
+	enum { N = 600 };
+	static uint32_t keys[N + 1];
+	struct { uint64_t addr; uint32_t rkey; } revoked;
+	struct ibv_qp_init_attr init;
+	struct ibv_qp_attr a;
+	struct ibv_mr *mr;
+	bool differ = true, distinct = true, good;
+	int i;
+
+	connect_qp(c, &default_opts);
+	if (!c->server) {
+		xfer(c, &revoked, &revoked, sizeof(revoked));
+		expect_error(c, "rkey: write with a revoked rkey, a new MR on its memory",
+			     IBV_WR_RDMA_WRITE, revoked.addr, revoked.rkey, 100,
+			     IBV_WC_REM_ACCESS_ERR);
+		return;
+	}
+
+	mr = ibv_reg_mr(c->pd, c->buf + SPARE_OFF, SPARE_LEN,
+			IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+	if (!mr)
+		die("ibv_reg_mr");
+	keys[N] = mr->rkey;
+	if (ibv_dereg_mr(mr))
+		die("ibv_dereg_mr");
+	for (i = 0; i < N; i++) {
+		mr = ibv_reg_mr(c->pd, c->buf + SPARE_OFF, SPARE_LEN,
+				IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+		if (!mr)
+			die("ibv_reg_mr");
+		keys[i] = mr->rkey;
+		if (keys[i] == keys[N]) {
+			printf("# registration %d got the revoked rkey %#x\n", i,
+			       keys[N]);
+			differ = false;
+		}
+		if (ibv_dereg_mr(mr))
+			die("ibv_dereg_mr");
+	}
+	ok(differ, "rkey: %d registrations after a deregistration, none gets the revoked rkey",
+	   N);
+	qsort(keys, N + 1, sizeof(keys[0]), cmp_u32);
+	for (i = 0; i < N && distinct; i++)
+		if (keys[i] == keys[i + 1]) {
+			printf("# rkey %#x handed out twice\n", keys[i]);
+			distinct = false;
+		}
+	ok(distinct, "rkey: %d consecutive registrations, all rkeys different",
+	   N + 1);
+
+	memset(c->buf + SPARE_OFF, 0x5a, SPARE_LEN);
+	mr = ibv_reg_mr(c->pd, c->buf + SPARE_OFF, SPARE_LEN,
+			IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+	if (!mr)
+		die("ibv_reg_mr");
+	revoked.addr = (uintptr_t)c->buf + SPARE_OFF;
+	revoked.rkey = keys[N];
+	xfer(c, &revoked, &revoked, sizeof(revoked));
+	sync_peer(c, 1);
+	good = !ibv_query_qp(c->qp, &a, IBV_QP_STATE, &init) &&
+	       a.qp_state == IBV_QPS_ERR && spare_intact(c);
+	ok(sync_peer(c, good) && good,
+	   "rkey: revoked rkey refused: responder QP in error, memory intact");
+	ibv_dereg_mr(mr);
 }
 
 /*
@@ -1277,7 +1361,7 @@ static void case_garbage(struct ctx *c)
 int main(int argc, char **argv)
 {
 	const char *dev = "sroce0", *host = NULL;
-	const char *cases = "data,burst,sig,rnr,retry,access,qp,mr,cq,garbage";
+	const char *cases = "data,burst,sig,rnr,retry,access,qp,mr,cq,garbage,rkey";
 	struct ctx c = { .gid_index = 1, .sock = -1 };
 	int opt;
 
@@ -1337,6 +1421,8 @@ int main(int argc, char **argv)
 		case_cq(&c);
 	if (strstr(cases, "garbage"))
 		case_garbage(&c);
+	if (strstr(cases, "rkey"))
+		case_rkey(&c);
 	if (strstr(cases, "forge"))
 		case_forge(&c);
 

@@ -4,7 +4,8 @@
 # Topology "pair": rc_verify between the two guests' sroce devices (a
 # serves, b drives): every operation and size class compared byte for
 # byte, bursts, the RNR, retry-exceeded and remote-access error cases, the
-# QP state machine, unaligned MRs, CQ arming and resize.
+# QP state machine, unaligned MRs, CQ arming and resize, revoked rkeys
+# staying dead.
 # With SROCE_NETEM set (e.g. "loss 2% duplicate 1% delay 1ms reorder 25%")
 # both NICs impair the wire first and only the data cases run; with
 # SROCE_MTU set (256..4096) the NICs get MTU 9000 and the QPs that path MTU.
@@ -14,7 +15,7 @@ ktap_begin
 sroce_install_module || exit 1
 sroce_setup_net || exit 1
 sroce_link_up eth0 sroce0
-cases=data,burst,sig,rnr,retry,access,qp,mr,cq,garbage
+cases=data,burst,sig,rnr,retry,access,qp,mr,cq,garbage,rkey
 mtu=1024
 if [ -n "${SROCE_MTU:-}" ]; then
 	# Path MTU 4096 needs room for 4096 bytes of payload plus headers.

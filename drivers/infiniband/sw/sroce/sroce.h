@@ -53,6 +53,8 @@ struct sroce_dev {
 	enum ib_port_state	reported_state;
 	struct xarray		qp_table;	/* QPN -> struct sroce_qp */
 	struct xarray		mr_table;	/* key >> 8 -> struct sroce_mr */
+	u32			mr_next;	/* next index to try; xa lock */
+	atomic_t		mr_key;		/* key byte of the next MR */
 	atomic64_t		counters[SROCE_CNT_NR];
 };
 

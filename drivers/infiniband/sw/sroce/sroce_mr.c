@@ -7,7 +7,6 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/highmem.h>
-#include <linux/random.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 
@@ -15,6 +14,14 @@
 #include "sroce_mr.h"
 #include "sroce_param.h"
 
+/*
+ * A key is the MR's table index (bits 31..8) and a key byte (7..0). A
+ * key deregistered must not name the next MR: indexes are allocated
+ * cyclically, so a freed one comes back only after the allocator has gone
+ * round the whole table, and the key byte counts registrations, so that
+ * an index reused even then gets the same byte only if a multiple of 256
+ * registrations happened in between.
+ */
 static int sroce_mr_add(struct sroce_dev *sdev, struct sroce_mr *mr,
 			struct ib_pd *pd, int access)
 {
@@ -25,11 +32,12 @@ static int sroce_mr_add(struct sroce_dev *sdev, struct sroce_mr *mr,
 	init_completion(&mr->released);
 	mr->access = access;
 	mr->ibmr.pd = pd;
-	err = xa_alloc(&sdev->mr_table, &index, mr,
-		       XA_LIMIT(1, SROCE_MAX_MR), GFP_KERNEL);
-	if (err)
+	err = xa_alloc_cyclic(&sdev->mr_table, &index, mr,
+			      XA_LIMIT(1, SROCE_MAX_MR), &sdev->mr_next,
+			      GFP_KERNEL);
+	if (err < 0)
 		return err;
-	mr->ibmr.lkey = index << 8 | (get_random_u32() & 0xff);
+	mr->ibmr.lkey = index << 8 | (atomic_inc_return(&sdev->mr_key) & 0xff);
 	mr->ibmr.rkey = mr->ibmr.lkey;
 	return 0;
 }
