@@ -7,7 +7,10 @@
  * two RC QPs connected to each other through the device's own IPv4 GID,
  * and moves data with ib_post_send()/ib_post_recv(): Send, Send with
  * immediate, RDMA Write and RDMA Read, a post from a context with
- * interrupts disabled, and a flush by ib_drain_qp(). Buffers are kmalloc()
+ * interrupts disabled, and a flush by ib_drain_qp(). Work requests with a
+ * total length over 2 GiB, a negative SGE count, or inline SGE lengths
+ * whose sum wraps 32 bits are refused by ib_post_send() before anything
+ * is copied. Buffers are kmalloc()
  * memory addressed by kernel virtual address, as virtual DMA devices
  * expect. It prints KTAP lines prefixed "sroce_kverbs_test:" and fails to
  * load (-EIO) if any check failed, so "insmod" itself reports the result.
@@ -226,11 +229,70 @@ static void kt_post_irqs_off(struct kt *t)
 	      "post with interrupts disabled completes");
 }
 
+/*
+ * A work request that should have been refused was posted after all:
+ * take its completion out of the CQ, so that ib_drain_qp() does not
+ * mistake its wr_id for a struct ib_cqe.
+ */
+static void kt_reap(struct kt *t, int err)
+{
+	unsigned long end = jiffies + 10 * HZ;
+	struct ib_wc wc;
+
+	if (err)
+		return;
+	while (ib_poll_cq(t->cq, 1, &wc) == 0 && time_before(jiffies, end))
+		usleep_range(500, 1000);
+}
+
+/* Work requests ib_post_send() must refuse, touching nothing. */
+static void kt_post_refused(struct kt *t)
+{
+	struct ib_sge sge[2];
+	struct ib_rdma_wr wr = {
+		.wr = { .wr_id = 6, .sg_list = sge, .num_sge = 2,
+			.opcode = IB_WR_RDMA_WRITE,
+			.send_flags = IB_SEND_SIGNALED },
+		.remote_addr = (u64)(uintptr_t)t->buf[1],
+		.rkey = t->pd->unsafe_global_rkey,
+	};
+	const struct ib_send_wr *bad = NULL;
+	int err;
+
+	/* 2 GiB + 1 in two SGEs: more than max_msg_sz. */
+	sge[0] = kt_sge(t, 0, 0, 0x80000000U);
+	sge[1] = kt_sge(t, 0, 0, 1);
+	err = ib_post_send(t->qp[0], &wr.wr, &bad);
+	kt_ok(t, err == -EINVAL && bad == &wr.wr,
+	      "a write of 2 GiB + 1 byte refused with -EINVAL");
+	kt_reap(t, err);
+
+	wr.wr.num_sge = -1;
+	bad = NULL;
+	err = ib_post_send(t->qp[0], &wr.wr, &bad);
+	kt_ok(t, err == -EINVAL && bad == &wr.wr,
+	      "a negative num_sge refused with -EINVAL");
+	kt_reap(t, err);
+
+	/*
+	 * Inline: 16 + 0xfffffff0 bytes wrap to 0 in 32 bits. Copying the
+	 * second SGE would run far off the end of the buffer.
+	 */
+	sge[0] = kt_sge(t, 0, 0, 16);
+	sge[1] = kt_sge(t, 0, 0, 0xfffffff0U);
+	wr.wr.num_sge = 2;
+	wr.wr.send_flags |= IB_SEND_INLINE;
+	bad = NULL;
+	err = ib_post_send(t->qp[0], &wr.wr, &bad);
+	kt_ok(t, err == -EINVAL && bad == &wr.wr,
+	      "inline SGE lengths summing past 2^32 refused with -EINVAL");
+}
+
 static void kt_cleanup(struct kt *t)
 {
 	int i;
 
-	for (i = 0; i < 2; i++)
+	for (i = 0; i < ARRAY_SIZE(t->qp); i++)
 		if (!IS_ERR_OR_NULL(t->qp[i]))
 			ib_destroy_qp(t->qp[i]);
 	if (!IS_ERR_OR_NULL(t->cq))
@@ -287,6 +349,7 @@ static int __init kt_init(void)
 	kt_rdma(&t, false);
 	kt_rdma(&t, true);
 	kt_post_irqs_off(&t);
+	kt_post_refused(&t);
 	/*
 	 * ib_drain_qp: to the error state, flush, wait for the markers'
 	 * flush completions (it would hang without them). All our own

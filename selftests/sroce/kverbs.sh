@@ -5,7 +5,9 @@
 # ULP on an sroce device (two RC QPs of one device connected through its
 # own address, so packets loop back through the host's stack): Send,
 # Send with immediate, RDMA Write and Read through ib_post_send and
-# ib_post_recv, a post with interrupts disabled, ib_drain_qp.
+# ib_post_recv, a post with interrupts disabled, work requests refused
+# (over 2 GiB, negative SGE count, inline lengths wrapping 32 bits),
+# ib_drain_qp.
 . "$(dirname "$0")/../lib.sh"
 
 ktap_begin

@@ -504,7 +504,7 @@ static int sroce_post_one_send(struct sroce_qp *qp, const struct ib_send_wr *wr)
 	struct rxe_send_wqe *wqe;
 	int i;
 
-	if (wr->num_sge > qp->sq_max_sge)
+	if (wr->num_sge < 0 || wr->num_sge > qp->sq_max_sge)
 		return -EINVAL;
 	switch (wr->opcode) {
 	case IB_WR_SEND:
@@ -536,20 +536,28 @@ static int sroce_post_one_send(struct sroce_qp *qp, const struct ib_send_wr *wr)
 		u32 len = 0;
 
 		for (i = 0; i < wr->num_sge; i++) {
-			if (len + wr->sg_list[i].length > qp->sq_max_inline)
+			u32 n = wr->sg_list[i].length;
+
+			/* The room left: a sum could wrap past the limit. */
+			if (n > qp->sq_max_inline - len)
 				return -EINVAL;
 			/* Kernel callers hand kernel virtual addresses. */
-			memcpy(p + len, (void *)(uintptr_t)wr->sg_list[i].addr,
-			       wr->sg_list[i].length);
-			len += wr->sg_list[i].length;
+			memcpy(p + len, (void *)(uintptr_t)wr->sg_list[i].addr, n);
+			len += n;
 		}
 		wqe->dma.length = len;
 	} else {
+		u64 total = 0;
+
 		for (i = 0; i < wr->num_sge; i++) {
+			total += wr->sg_list[i].length;
 			wqe->dma.sge[i].addr = wr->sg_list[i].addr;
 			wqe->dma.sge[i].length = wr->sg_list[i].length;
 			wqe->dma.sge[i].lkey = wr->sg_list[i].lkey;
 		}
+		/* Refused here rather than failed later with the QP. */
+		if (total > SROCE_PORT_MAX_MSG_SZ)
+			return -EINVAL;
 		wqe->dma.num_sge = wr->num_sge;
 	}
 	sroce_queue_publish(&qp->sq, &prod);
