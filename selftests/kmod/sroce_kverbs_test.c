@@ -7,10 +7,11 @@
  * two RC QPs connected to each other through the device's own IPv4 GID,
  * and moves data with ib_post_send()/ib_post_recv(): Send, Send with
  * immediate, RDMA Write and RDMA Read, a post from a context with
- * interrupts disabled, and a flush by ib_drain_qp(). Work requests with a
- * total length over 2 GiB, a negative SGE count, or inline SGE lengths
- * whose sum wraps 32 bits are refused by ib_post_send() before anything
- * is copied. Buffers are kmalloc()
+ * interrupts disabled, and a flush by ib_drain_qp(). A second pair of QPs
+ * overflows a one-entry CQ, whose IB_EVENT_CQ_ERR handler must run in
+ * process context; work requests with a total length over 2 GiB, a
+ * negative SGE count, or inline SGE lengths whose sum wraps 32 bits are
+ * refused by ib_post_send() before anything is copied. Buffers are kmalloc()
  * memory addressed by kernel virtual address, as virtual DMA devices
  * expect. It prints KTAP lines prefixed "sroce_kverbs_test:" and fails to
  * load (-EIO) if any check failed, so "insmod" itself reports the result.
@@ -33,11 +34,15 @@ struct kt {
 	struct ib_device *ibdev;
 	struct ib_pd *pd;
 	struct ib_cq *cq;
-	struct ib_qp *qp[2];
+	struct ib_cq *small_cq;		/* one entry, for the overflow */
+	struct ib_qp *qp[4];		/* 0-1 connected, 2-3 connected */
 	u8 *buf[2];
 	int gid_index;
 	union ib_gid gid;
 	int n, failed;
+	struct completion cq_err;
+	atomic_t cq_err_events;
+	bool cq_err_in_task;
 };
 
 static void kt_ok(struct kt *t, bool cond, const char *what)
@@ -229,6 +234,75 @@ static void kt_post_irqs_off(struct kt *t)
 	      "post with interrupts disabled completes");
 }
 
+static void kt_cq_event(struct ib_event *ev, void *ctx)
+{
+	struct kt *t = ctx;
+
+	if (ev->event != IB_EVENT_CQ_ERR)
+		return;
+	/*
+	 * Handlers may sleep and take locks: no atomic context (which only
+	 * a kernel with CONFIG_PREEMPT_COUNT, as Debian's, can tell fully).
+	 */
+	t->cq_err_in_task = in_task() && !irqs_disabled() &&
+			    (!IS_ENABLED(CONFIG_PREEMPT_COUNT) || preemptible());
+	atomic_inc(&t->cq_err_events);
+	complete(&t->cq_err);
+}
+
+/*
+ * Three signalled Writes on a QP whose send CQ holds one entry: the
+ * second completion is lost and the CQ's event handler is told, in
+ * process context.
+ */
+static void kt_cq_overflow(struct kt *t, struct ib_qp_init_attr *qpa)
+{
+	struct ib_cq_init_attr ca = { .cqe = 1 };
+	struct ib_sge sge = kt_sge(t, 0, 0, 4096);
+	struct ib_rdma_wr wr = {
+		.wr = { .wr_id = 5, .sg_list = &sge, .num_sge = 1,
+			.opcode = IB_WR_RDMA_WRITE,
+			.send_flags = IB_SEND_SIGNALED },
+		.remote_addr = (u64)(uintptr_t)t->buf[1],
+		.rkey = t->pd->unsafe_global_rkey,
+	};
+	struct ib_qp_init_attr a = *qpa;
+	bool good;
+	int i, err;
+
+	init_completion(&t->cq_err);
+	t->small_cq = ib_create_cq(t->ibdev, NULL, kt_cq_event, t, &ca);
+	if (IS_ERR(t->small_cq)) {
+		kt_ok(t, false, "a CQ of one entry");
+		return;
+	}
+	a.send_cq = t->small_cq;
+	t->qp[2] = ib_create_qp(t->pd, &a);
+	t->qp[3] = ib_create_qp(t->pd, qpa);
+	if (IS_ERR(t->qp[2]) || IS_ERR(t->qp[3])) {
+		kt_ok(t, false, "two more RC QPs");
+		return;
+	}
+	err = kt_connect(t, 2, 3) ?: kt_connect(t, 3, 2);
+	for (i = 0; i < 3 && !err; i++)
+		err = ib_post_send(t->qp[2], &wr.wr, NULL);
+	good = !err && wait_for_completion_timeout(&t->cq_err, 10 * HZ);
+	kt_ok(t, good, "CQ overflow raises IB_EVENT_CQ_ERR");
+	kt_ok(t, good && t->cq_err_in_task,
+	      "IB_EVENT_CQ_ERR handler runs in process context, interrupts on");
+	/*
+	 * To the error state: every Write is retired once this returns
+	 * (the flush is synchronous), and every completion after the first
+	 * was lost, the CQ never polled: one overflow, one event.
+	 */
+	err = ib_modify_qp(t->qp[2], &(struct ib_qp_attr){
+				.qp_state = IB_QPS_ERR }, IB_QP_STATE);
+	kt_ok(t, good && !err && atomic_read(&t->cq_err_events) == 1,
+	      "one IB_EVENT_CQ_ERR for one overflow");
+	if (atomic_read(&t->cq_err_events) != 1)
+		pr_info("# %d events\n", atomic_read(&t->cq_err_events));
+}
+
 /*
  * A work request that should have been refused was posted after all:
  * take its completion out of the CQ, so that ib_drain_qp() does not
@@ -295,6 +369,8 @@ static void kt_cleanup(struct kt *t)
 	for (i = 0; i < ARRAY_SIZE(t->qp); i++)
 		if (!IS_ERR_OR_NULL(t->qp[i]))
 			ib_destroy_qp(t->qp[i]);
+	if (!IS_ERR_OR_NULL(t->small_cq))
+		ib_destroy_cq(t->small_cq);
 	if (!IS_ERR_OR_NULL(t->cq))
 		ib_free_cq(t->cq);
 	if (!IS_ERR_OR_NULL(t->pd))
@@ -349,6 +425,7 @@ static int __init kt_init(void)
 	kt_rdma(&t, false);
 	kt_rdma(&t, true);
 	kt_post_irqs_off(&t);
+	kt_cq_overflow(&t, &qpa);
 	kt_post_refused(&t);
 	/*
 	 * ib_drain_qp: to the error state, flush, wait for the markers'

@@ -5,7 +5,8 @@
 # ULP on an sroce device (two RC QPs of one device connected through its
 # own address, so packets loop back through the host's stack): Send,
 # Send with immediate, RDMA Write and Read through ib_post_send and
-# ib_post_recv, a post with interrupts disabled, work requests refused
+# ib_post_recv, a post with interrupts disabled, IB_EVENT_CQ_ERR from an
+# overflowing CQ delivered in process context, work requests refused
 # (over 2 GiB, negative SGE count, inline lengths wrapping 32 bits),
 # ib_drain_qp.
 . "$(dirname "$0")/../lib.sh"

@@ -52,35 +52,51 @@ static void sroce_wc_to_user(struct ib_uverbs_wc *u, const struct ib_wc *wc)
 }
 
 /*
+ * IB_EVENT_CQ_ERR, in process context: completions are posted under the
+ * QP lock with interrupts off, and an event handler runs with no lock
+ * held (Documentation/datapath.rst).
+ */
+static void sroce_cq_err_work(struct work_struct *work)
+{
+	struct sroce_cq *cq = container_of(work, struct sroce_cq, err_work);
+	struct ib_event ev = {
+		.device = cq->ibcq.device,
+		.element.cq = &cq->ibcq,
+		.event = IB_EVENT_CQ_ERR,
+	};
+
+	if (cq->ibcq.event_handler)
+		cq->ibcq.event_handler(&ev, cq->ibcq.cq_context);
+}
+
+/*
  * Add one completion. Returns true if the CQ's completion handler must be
  * called for it, which the caller does with sroce_cq_notify() once it
  * holds no lock (a handler may post to the very QP that completed). If
- * the consumer let the queue fill up, raises IB_EVENT_CQ_ERR: the entry
- * is lost, as on hardware.
+ * the consumer let the queue fill up, the entry is lost, as on hardware,
+ * and IB_EVENT_CQ_ERR is raised from a work item: once per overflow,
+ * i.e. until an entry fits again.
  */
 bool sroce_cq_post(struct sroce_cq *cq, const struct ib_wc *wc,
 		   bool solicited)
 {
 	unsigned long flags;
 	bool notify = false;
+	bool first;
 	void *slot;
 
 	spin_lock_irqsave(&cq->lock, flags);
 	slot = sroce_queue_tail(&cq->q, cq->q.own);
 	if (!slot) {
+		first = !cq->overflow;
+		cq->overflow = true;
 		spin_unlock_irqrestore(&cq->lock, flags);
 		sroce_count(to_sdev(cq->ibcq.device), SROCE_CNT_CQ_OVERFLOWS);
-		if (cq->ibcq.event_handler) {
-			struct ib_event ev = {
-				.device = cq->ibcq.device,
-				.element.cq = &cq->ibcq,
-				.event = IB_EVENT_CQ_ERR,
-			};
-
-			cq->ibcq.event_handler(&ev, cq->ibcq.cq_context);
-		}
+		if (first)
+			queue_work(sroce_wq, &cq->err_work);
 		return false;
 	}
+	cq->overflow = false;
 	if (cq->user)
 		sroce_wc_to_user(slot, wc);
 	else
@@ -128,6 +144,7 @@ int sroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		return -EINVAL;
 
 	spin_lock_init(&cq->lock);
+	INIT_WORK(&cq->err_work, sroce_cq_err_work);
 	cq->user = !!udata;
 	err = sroce_queue_init(&cq->q, udata, attr->cqe,
 			       sroce_elem_size(cq->user));
@@ -145,6 +162,8 @@ int sroce_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 {
 	struct sroce_cq *cq = to_scq(ibcq);
 
+	/* No QP uses the CQ any more: nothing queues the work again. */
+	cancel_work_sync(&cq->err_work);
 	sroce_queue_destroy(&cq->q);
 	return 0;
 }

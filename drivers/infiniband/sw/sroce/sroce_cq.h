@@ -8,6 +8,7 @@
 #define SROCE_CQ_H
 
 #include <linux/spinlock.h>
+#include <linux/workqueue.h>
 #include <rdma/ib_verbs.h>
 
 #include "sroce_queue.h"
@@ -18,6 +19,8 @@ struct sroce_cq {
 	struct sroce_queue	q;
 	bool			user;
 	u8			notify;		/* armed IB_CQ_* flags */
+	bool			overflow;	/* lost entries, not yet posted again */
+	struct work_struct	err_work;	/* raises IB_EVENT_CQ_ERR */
 };
 
 static inline struct sroce_cq *to_scq(struct ib_cq *ibcq)
