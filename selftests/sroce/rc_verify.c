@@ -22,7 +22,8 @@
  *   access   Write without REMOTE_WRITE, a bad rkey, out of bounds, an MR
  *            of another PD, for Writes and Reads, each end in
  *            REM_ACCESS_ERR, and the responder's QP goes to the error state
- *   qp       transitions missing a required attribute are refused;
+ *   qp       transitions missing a required attribute are refused, so
+ *            is a path MTU above the port's active MTU;
  *            ibv_query_qp returns what was set; SQD drains with an event
  *   mr       Writes and Reads from an MR at an odd address and length
  *   cq       solicited-only arming: an event for a solicited Send and
@@ -1072,6 +1073,39 @@ static void case_qp(struct ctx *c)
 	a.qp_state = IBV_QPS_RTS;
 	ok(ibv_modify_qp(qp, &a, IBV_QP_STATE) != 0,
 	   "qp: INIT->RTS (skipping RTR) refused");
+	{
+		/* A path MTU above the port's active MTU is refused. */
+		const int mask = IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+				 IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+				 IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER;
+		struct ibv_qp_attr r = {};
+		struct ibv_port_attr pa;
+		int ret;
+
+		if (ibv_query_port(c->ibv, 1, &pa))
+			die("ibv_query_port");
+		r.qp_state = IBV_QPS_RTR;
+		r.dest_qp_num = c->remote.qpn;
+		r.max_dest_rd_atomic = 1;
+		r.min_rnr_timer = 12;
+		r.ah_attr.is_global = 1;
+		r.ah_attr.grh.dgid = c->remote.gid;
+		r.ah_attr.grh.sgid_index = c->gid_index;
+		r.ah_attr.grh.hop_limit = 64;
+		r.ah_attr.port_num = 1;
+		if (pa.active_mtu < IBV_MTU_4096) {
+			r.path_mtu = IBV_MTU_4096;
+			ret = ibv_modify_qp(qp, &r, mask);
+			ok(ret == EINVAL,
+			   "qp: INIT->RTR with path MTU 4096 above the active MTU %d refused with EINVAL (got %d)",
+			   128 << pa.active_mtu, ret);
+		} else {
+			ok(true, "qp: INIT->RTR with path MTU above the active MTU refused # SKIP active MTU is 4096");
+		}
+		r.path_mtu = pa.active_mtu;
+		ok(!ibv_modify_qp(qp, &r, mask),
+		   "qp: INIT->RTR with the active MTU accepted");
+	}
 	a.qp_state = IBV_QPS_ERR;
 	ok(!ibv_modify_qp(qp, &a, IBV_QP_STATE) &&
 	   !ibv_query_qp(qp, &q, IBV_QP_STATE, &init) &&

@@ -4,8 +4,8 @@
 # Topology "pair": rc_verify between the two guests' sroce devices (a
 # serves, b drives): every operation and size class compared byte for
 # byte, bursts, the RNR, retry-exceeded and remote-access error cases, the
-# QP state machine, unaligned MRs, CQ arming and resize, revoked rkeys
-# staying dead.
+# QP state machine (path MTU above the port's refused), unaligned MRs, CQ
+# arming and resize, revoked rkeys staying dead.
 # With SROCE_NETEM set (e.g. "loss 2% duplicate 1% delay 1ms reorder 25%")
 # both NICs impair the wire first and only the data cases run; with
 # SROCE_MTU set (256..4096) the NICs get MTU 9000 and the QPs that path MTU.

@@ -295,9 +295,13 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		return -EINVAL;
 	if ((mask & IB_QP_MIN_RNR_TIMER) && attr->min_rnr_timer > 31)
 		return -EINVAL;
+	/*
+	 * Packets of a larger path MTU would not fit the netdev: refused,
+	 * like hardware does, rather than quietly lowered.
+	 */
 	port_mtu = sroce_active_mtu(qp->sdev);
 	if ((mask & IB_QP_PATH_MTU) &&
-	    (attr->path_mtu < IB_MTU_256 || attr->path_mtu > IB_MTU_4096))
+	    (attr->path_mtu < IB_MTU_256 || attr->path_mtu > port_mtu))
 		return -EINVAL;
 
 	spin_lock_irqsave(&qp->lock, flags);
@@ -315,7 +319,7 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	if (mask & IB_QP_QKEY)
 		qp->qkey = attr->qkey;
 	if (mask & IB_QP_PATH_MTU) {
-		qp->path_mtu = min(attr->path_mtu, port_mtu);
+		qp->path_mtu = attr->path_mtu;
 		qp->mtu = ib_mtu_enum_to_int(qp->path_mtu);
 	}
 	if (mask & IB_QP_TIMEOUT)
