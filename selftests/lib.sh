@@ -163,6 +163,15 @@ sroce_link_up() {
 		"ibv_devinfo -v -d $2 | grep -q '::ffff:$SROCE_IP, RoCE v2'"
 }
 
+# How long an application may run: a safety net against a hang, never
+# the thing tested, so most of what the guest has (a busy host slows a
+# TCG guest many times over).
+app_timeout() {
+	local t=${SROCE_GUEST_TIMEOUT:-600}
+
+	echo $((t * 2 / 3))
+}
+
 # pair_app SERVER_ROLE PORT CMD...: in a pair of guests, SERVER_ROLE runs
 # "CMD -p PORT" and serves; the other guest runs "CMD -p PORT PEER_IP"
 # once the server listens. Output in /tmp/app.log; returns this side's
@@ -172,7 +181,7 @@ pair_app() {
 
 	shift 2
 	if [ "$SROCE_ROLE" = "$srv" ]; then
-		timeout 300 "$@" -p "$port" > /tmp/app.log 2>&1 &
+		timeout "$(app_timeout)" "$@" -p "$port" > /tmp/app.log 2>&1 &
 		pid=$!
 		wait_for 60 bash -c "ss -ltn | grep -q ':$port '"
 		sync_peer "start$port"
@@ -180,7 +189,8 @@ pair_app() {
 		rc=$?
 	else
 		sync_peer "start$port"
-		timeout 300 "$@" -p "$port" "$SROCE_PEER_IP" > /tmp/app.log 2>&1
+		timeout "$(app_timeout)" "$@" -p "$port" "$SROCE_PEER_IP" \
+			> /tmp/app.log 2>&1
 		rc=$?
 	fi
 	sync_peer "end$port"

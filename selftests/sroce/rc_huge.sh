@@ -6,6 +6,7 @@
 # received into one 1 GiB buffer), the largest size class the data path
 # promises to carry in tests.
 # memory: 3072
+# timeout: 1500
 . "$(dirname "$0")/../lib.sh"
 
 ktap_begin

@@ -50,9 +50,13 @@ for line in "${sel[@]}"; do
 	# A test may ask for more guest memory with a "# memory: MiB" line.
 	mem=$(sed -n 's/^# memory: \([0-9]*\)$/\1/p' "selftests/$t")
 	[ -n "$mem" ] && opt+=(-m "$mem")
+	# ... and more time with "# timeout: SECONDS" (a safety net, which
+	# a test's verdict never depends on).
+	tmo=$(sed -n 's/^# timeout: \([0-9]*\)$/\1/p' "selftests/$t")
+	[ -n "$tmo" ] && [ "$tmo" -gt "$TIMEOUT" ] || tmo=$TIMEOUT
 	echo "# selftest $t ($topo)"
 	start=$SECONDS
-	vmlog=$(tools/testbed/vm.sh "${opt[@]}" -t "$TIMEOUT" -o "$out" \
+	vmlog=$(tools/testbed/vm.sh "${opt[@]}" -t "$tmo" -o "$out" \
 		"selftests/$t")
 	vmrc=$?
 	for g in "$out"/*/; do
