@@ -6,7 +6,8 @@
 #   make install    install it for KVER, the kernel of KDIR (modprobe rdma_sroce)
 #   make check      install what is missing, build, run every test
 #   make demo       two QEMU guests with an sroce device each
-#   make unit       host unit tests of the pure protocol core
+#   make unit       host unit tests of the pure protocol core, simulator
+#   make check-debug  guest selftests on a KASAN/lockdep/kmemleak kernel
 #   make lint       W=1 build, sparse and checkpatch --strict
 #
 # KDIR defaults to the newest Debian kernel build tree installed, so the
@@ -16,7 +17,7 @@ KDIR ?= $(shell ls -d /lib/modules/*/build 2>/dev/null | sort -V | tail -n 1)
 KVER ?= $(notdir $(patsubst %/build,%,$(KDIR)))
 MODULE := drivers/infiniband/sw/sroce/rdma_sroce.ko
 
-.PHONY: all modules install modclean clean deps check demo bench unit fuzz analyze lint sparse checkpatch
+.PHONY: all modules install modclean clean deps check check-debug demo bench unit sim fuzz analyze lint sparse checkpatch
 
 all: modules
 
@@ -41,6 +42,9 @@ deps:
 check:
 	tools/check.sh
 
+check-debug:
+	tools/debug/check-debug.sh
+
 demo:
 	tools/testbed/demo.sh
 
@@ -55,6 +59,9 @@ checkpatch:
 
 unit:
 	$(MAKE) -f tools/host.mk unit
+
+sim:
+	$(MAKE) -f tools/host.mk sim
 
 fuzz:
 	$(MAKE) -f tools/host.mk fuzz
