@@ -21,7 +21,18 @@ if [ -f "$OUT/stamp" ] && [ "$(cat "$OUT/stamp")" = "$want" ] &&
 	exit 0
 fi
 
-rm -rf "$OUT/src" "$OUT/modroot" "$OUT/bzImage" "$OUT/stamp"
+rm -rf "$OUT/modroot" "$OUT/bzImage" "$OUT/stamp"
+# An interrupted build of the same config goes on where it stopped.
+if [ "$(cat "$OUT/src/.sroce-config" 2>/dev/null)" = "$want" ]; then
+	cd "$OUT/src"
+	make -s -j"$(nproc)" bzImage modules
+	make -s modules_install INSTALL_MOD_PATH="$OUT/modroot" > /dev/null
+	cp arch/x86/boot/bzImage "$OUT/bzImage"
+	make -s kernelrelease > "$OUT/kernelrelease"
+	echo "$want" > "$OUT/stamp"
+	exit 0
+fi
+rm -rf "$OUT/src"
 mkdir -p "$OUT/src"
 tar -xf "$TAR" -C "$OUT/src" --strip-components=1
 cd "$OUT/src"
@@ -38,6 +49,7 @@ while IFS= read -r l; do
 	esac
 done < "$HERE/kernel.config"
 [ $missing = 0 ] || exit 1
+echo "$want" > .sroce-config
 make -s -j"$(nproc)" bzImage modules
 make -s modules_install INSTALL_MOD_PATH="$OUT/modroot" > /dev/null
 cp arch/x86/boot/bzImage "$OUT/bzImage"

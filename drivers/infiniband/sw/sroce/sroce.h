@@ -9,16 +9,20 @@
  *   sroce_main.c    module load/unload, the "sroce" rdma link type
  *   sroce_device.c  link add/delete, device registration, netdev events
  *   sroce_verbs.c   ib_device_ops entry points (query, ucontext, PD)
- *   sroce_net.c     the RoCEv2 UDP sockets, packet build, tx and rx
+ *   sroce_net.c     the RoCEv2 UDP sockets, receive entry, transmit
+ *   sroce_pkt.c     building packets: headers, ICRC
  *   sroce_queue.c   rings shared with userspace, mmap
  *   sroce_cq.c      completion queues
  *   sroce_mr.c      memory regions and keys
- *   sroce_qp.c      queue pairs, state machine, posting, flush
- *   sroce_req.c     requester: send queue -> request packets
- *   sroce_resp.c    responder: request packets -> execution, ACKs
- *   sroce_comp.c    completer: ACKs and read responses -> completions
+ *   sroce_qp.c      queue pairs, state machine, error state
+ *   sroce_post.c    posting: kernel callers, the user doorbell
+ *   sroce_sched.c   where engines run: kick, work, timers, unlock
+ *   sroce_req.c     requester glue: send queue -> request packets
+ *   sroce_resp.c    responder glue: requests -> execution, ACKs
+ *   sroce_comp.c    completer glue: responses -> completions, flush
  * and the pure protocol core (include/sroce/, sroce_opcode.c,
- * sroce_hdr.c, sroce_icrc.c, sroce_rc.c).
+ * sroce_hdr.c, sroce_icrc.c, sroce_rc.c, and the engine: sroce_rc_sq.c,
+ * sroce_rc_rq.c).
  */
 #ifndef SROCE_H
 #define SROCE_H

@@ -164,34 +164,3 @@ bool sroce_comp_rcv(struct sroce_qp *qp, const struct sroce_rxpkt *rx)
 	sroce_sq_apply(qp, comp, &act);
 	return act.kick;
 }
-
-/* Softirq: no acknowledgment came in time. */
-void sroce_retrans_timer(struct timer_list *t)
-{
-	struct sroce_qp *qp = from_timer(qp, t, retrans_timer);
-	struct sroce_sq_act act;
-	unsigned long flags;
-	u32 comp;
-
-	spin_lock_irqsave(&qp->lock, flags);
-	comp = qp->sq_eng.comp;
-	sroce_sq_timeout(&qp->sq_eng, &act);
-	sroce_sq_apply(qp, comp, &act);
-	sroce_qp_unlock(qp, flags);
-	if (act.kick)
-		sroce_qp_kick(qp);
-}
-
-/* Softirq: the RNR wait is over, resend. */
-void sroce_rnr_timer(struct timer_list *t)
-{
-	struct sroce_qp *qp = from_timer(qp, t, rnr_timer);
-	struct sroce_sq_act act;
-	unsigned long flags;
-
-	spin_lock_irqsave(&qp->lock, flags);
-	sroce_sq_rnr_done(&qp->sq_eng, &act);
-	sroce_qp_unlock(qp, flags);
-	if (act.kick)
-		sroce_qp_kick(qp);
-}

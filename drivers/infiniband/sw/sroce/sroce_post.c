@@ -1,0 +1,163 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Posting work: kernel callers' ib_post_send()/ib_post_recv() write
+ * entries in the same ring format the provider uses, and the user
+ * doorbell. In the error state what is posted completes flushed.
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include "sroce.h"
+#include "sroce_cq.h"
+#include "sroce_param.h"
+#include "sroce_qp.h"
+
+/* Kernel callers: turn an ib_send_wr into an SQ entry. qp->lock held. */
+static int sroce_post_one_send(struct sroce_qp *qp, const struct ib_send_wr *wr)
+{
+	u32 prod = qp->sq.buf->producer_index;
+	struct rxe_send_wqe *wqe;
+	int i;
+
+	if (wr->num_sge < 0 || wr->num_sge > qp->sq_max_sge)
+		return -EINVAL;
+	switch (wr->opcode) {
+	case IB_WR_SEND:
+	case IB_WR_SEND_WITH_IMM:
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+	case IB_WR_RDMA_READ:
+		break;
+	default:
+		return -EOPNOTSUPP;
+	}
+	wqe = sroce_queue_tail(&qp->sq, prod);
+	if (!wqe)
+		return -ENOMEM;
+
+	memset(wqe, 0, SROCE_SWQE_HDR);
+	wqe->wr.wr_id = wr->wr_id;
+	wqe->wr.opcode = wr->opcode;
+	wqe->wr.send_flags = wr->send_flags;
+	wqe->wr.ex.imm_data = wr->ex.imm_data;
+	if (wr->opcode == IB_WR_RDMA_WRITE ||
+	    wr->opcode == IB_WR_RDMA_WRITE_WITH_IMM ||
+	    wr->opcode == IB_WR_RDMA_READ) {
+		wqe->wr.wr.rdma.remote_addr = rdma_wr(wr)->remote_addr;
+		wqe->wr.wr.rdma.rkey = rdma_wr(wr)->rkey;
+	}
+	if (wr->send_flags & IB_SEND_INLINE) {
+		u8 *p = wqe->dma.inline_data;
+		u32 len = 0;
+
+		for (i = 0; i < wr->num_sge; i++) {
+			u32 n = wr->sg_list[i].length;
+
+			/* The room left: a sum could wrap past the limit. */
+			if (n > qp->sq_max_inline - len)
+				return -EINVAL;
+			/* Kernel callers hand kernel virtual addresses. */
+			memcpy(p + len, (void *)(uintptr_t)wr->sg_list[i].addr, n);
+			len += n;
+		}
+		wqe->dma.length = len;
+	} else {
+		u64 total = 0;
+
+		for (i = 0; i < wr->num_sge; i++) {
+			total += wr->sg_list[i].length;
+			wqe->dma.sge[i].addr = wr->sg_list[i].addr;
+			wqe->dma.sge[i].length = wr->sg_list[i].length;
+			wqe->dma.sge[i].lkey = wr->sg_list[i].lkey;
+		}
+		/* Refused here rather than failed later with the QP. */
+		if (total > SROCE_PORT_MAX_MSG_SZ)
+			return -EINVAL;
+		wqe->dma.num_sge = wr->num_sge;
+	}
+	sroce_queue_publish(&qp->sq, &prod);
+	return 0;
+}
+
+int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+		    const struct ib_send_wr **bad_wr)
+{
+	struct sroce_qp *qp = to_sqp(ibqp);
+	unsigned long flags;
+	int err = 0;
+
+	if (qp->user) {
+		/* The doorbell: the provider moved the SQ producer index. */
+		if (wr) {
+			*bad_wr = wr;
+			return -EINVAL;
+		}
+		if (READ_ONCE(qp->state) == IB_QPS_ERR) {
+			/* What is posted in the error state completes flushed */
+			spin_lock_irqsave(&qp->lock, flags);
+			if (qp->state == IB_QPS_ERR)
+				sroce_sq_flush(qp);
+			sroce_qp_unlock(qp, flags);
+			return 0;
+		}
+		sroce_qp_kick(qp);
+		return 0;
+	}
+
+	spin_lock_irqsave(&qp->lock, flags);
+	if (qp->state < IB_QPS_RTS) {
+		*bad_wr = wr;
+		sroce_qp_unlock(qp, flags);
+		return -EINVAL;
+	}
+	for (; wr; wr = wr->next) {
+		err = sroce_post_one_send(qp, wr);
+		if (err) {
+			*bad_wr = wr;
+			break;
+		}
+	}
+	if (qp->state == IB_QPS_ERR)
+		sroce_sq_flush(qp);
+	sroce_qp_unlock(qp, flags);
+	sroce_qp_kick(qp);
+	return err;
+}
+
+int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+		    const struct ib_recv_wr **bad_wr)
+{
+	struct sroce_qp *qp = to_sqp(ibqp);
+	unsigned long flags;
+	int err = 0;
+	int i;
+
+	if (qp->user) {
+		*bad_wr = wr;
+		return -EINVAL;		/* user RQs are posted in the ring */
+	}
+	spin_lock_irqsave(&qp->lock, flags);
+	for (; wr; wr = wr->next) {
+		u32 prod = qp->rq.buf->producer_index;
+		struct rxe_recv_wqe *wqe = sroce_queue_tail(&qp->rq, prod);
+
+		if (!wqe || wr->num_sge > qp->rq_max_sge) {
+			err = wqe ? -EINVAL : -ENOMEM;
+			*bad_wr = wr;
+			break;
+		}
+		memset(wqe, 0, SROCE_RWQE_HDR);
+		wqe->wr_id = wr->wr_id;
+		wqe->dma.num_sge = wr->num_sge;
+		for (i = 0; i < wr->num_sge; i++) {
+			wqe->dma.sge[i].addr = wr->sg_list[i].addr;
+			wqe->dma.sge[i].length = wr->sg_list[i].length;
+			wqe->dma.sge[i].lkey = wr->sg_list[i].lkey;
+		}
+		sroce_queue_publish(&qp->rq, &prod);
+	}
+	if (qp->state == IB_QPS_ERR)
+		sroce_rq_flush(qp);
+	sroce_qp_unlock(qp, flags);
+	return err;
+}

@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Scheduling: where the engines run. The requester and READ responses run
+ * in the caller's context when it may send (sroce_qp_kick()), else on
+ * the workqueue; the retransmit and RNR timers hand their events to the
+ * engine; completion handlers and QP events run once qp->lock is
+ * dropped (sroce_qp_unlock()), since a handler may post to the same QP.
+ * Calls run one way: entry points (verbs, posting, receive) -> here ->
+ * engine glue (sroce_req.c, sroce_comp.c, sroce_resp.c) -> the core; the
+ * one call back is a fatal event in the glue moving the QP to the error
+ * state (sroce_qp_error()), whose flush the glue carries out.
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include "sroce.h"
+#include "sroce_cq.h"
+#include "sroce_net.h"
+#include "sroce_qp.h"
+
+#define SROCE_REQ_BUDGET	64
+
+/* A completion for @qp's @cq; qp->lock held. */
+void sroce_qp_post_cqe(struct sroce_qp *qp, struct sroce_cq *cq,
+		       const struct ib_wc *wc, bool solicited)
+{
+	if (sroce_cq_post(cq, wc, solicited))
+		qp->notify |= cq == qp->scq ? SROCE_NOTIFY_SCQ : SROCE_NOTIFY_RCQ;
+}
+
+/*
+ * Drop qp->lock, then call the completion handlers the engines asked
+ * for while they held it: a handler may post to this QP.
+ */
+void sroce_qp_unlock(struct sroce_qp *qp, unsigned long flags)
+	__releases(&qp->lock)
+{
+	u8 notify = qp->notify;
+
+	qp->notify = 0;
+	spin_unlock_irqrestore(&qp->lock, flags);
+	if (notify & SROCE_NOTIFY_SCQ)
+		sroce_cq_notify(qp->scq);
+	if (notify & SROCE_NOTIFY_RCQ)
+		sroce_cq_notify(qp->rcq);
+	if ((notify & SROCE_NOTIFY_SQ_DRAINED) && qp->ibqp.event_handler) {
+		struct ib_event ev = {
+			.device = qp->ibqp.device,
+			.element.qp = &qp->ibqp,
+			.event = IB_EVENT_SQ_DRAINED,
+		};
+
+		qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
+	}
+}
+
+/* Run the engines that send: requester and pending read responses. */
+static void sroce_qp_run(struct sroce_qp *qp)
+{
+	struct sk_buff_head out;
+	unsigned long flags;
+	bool more;
+
+	__skb_queue_head_init(&out);
+	spin_lock_irqsave(&qp->lock, flags);
+	more = sroce_req_run(qp, &out, SROCE_REQ_BUDGET);
+	more |= sroce_resp_read_run(qp, &out, SROCE_REQ_BUDGET);
+	sroce_qp_unlock(qp, flags);
+	sroce_xmit(qp, &out);
+	if (more)
+		queue_work(sroce_wq, &qp->work);
+}
+
+void sroce_qp_work(struct work_struct *work)
+{
+	sroce_qp_run(container_of(work, struct sroce_qp, work));
+}
+
+void sroce_qp_kick(struct sroce_qp *qp)
+{
+	if (in_hardirq() || irqs_disabled())
+		queue_work(sroce_wq, &qp->work);
+	else
+		sroce_qp_run(qp);
+}
+
+/* Softirq: no acknowledgment came in time. */
+void sroce_retrans_timer(struct timer_list *t)
+{
+	struct sroce_qp *qp = from_timer(qp, t, retrans_timer);
+	struct sroce_sq_act act;
+	unsigned long flags;
+	u32 comp;
+
+	spin_lock_irqsave(&qp->lock, flags);
+	comp = qp->sq_eng.comp;
+	sroce_sq_timeout(&qp->sq_eng, &act);
+	sroce_sq_apply(qp, comp, &act);
+	sroce_qp_unlock(qp, flags);
+	if (act.kick)
+		sroce_qp_kick(qp);
+}
+
+/* Softirq: the RNR wait is over, resend. */
+void sroce_rnr_timer(struct timer_list *t)
+{
+	struct sroce_qp *qp = from_timer(qp, t, rnr_timer);
+	struct sroce_sq_act act;
+	unsigned long flags;
+
+	spin_lock_irqsave(&qp->lock, flags);
+	sroce_sq_rnr_done(&qp->sq_eng, &act);
+	sroce_qp_unlock(qp, flags);
+	if (act.kick)
+		sroce_qp_kick(qp);
+}
