@@ -82,7 +82,7 @@ struct sroce_wqe {
 	/* Filled by the glue before sroce_sq_push() */
 	u8	kind;		/* enum sroce_wr_kind */
 	u8	flags;		/* SROCE_WQE_* */
-	u32	length;		/* message bytes, <= 2^31 */
+	u32	length;		/* bytes, <= 2^31 and < 2^23 packets */
 	u64	remote_addr;
 	u32	rkey;
 	/* Engine state */
@@ -192,7 +192,10 @@ enum sroce_req_verdict {
 
 void sroce_sq_init(struct sroce_sq_eng *e, struct sroce_wqe *wqe, u32 size);
 
-/* Path attributes (any time before RTS; mtu 256..4096, power of two) */
+/*
+ * Path attributes (mtu 256..4096, a power of two).  The path MTU, and the
+ * PSN (sroce_sq_set_psn()), change only while no WQE is under way.
+ */
 void sroce_sq_config(struct sroce_sq_eng *e, u32 mtu, u32 max_rd,
 		     u8 retry_cnt, u8 rnr_retry, u8 timeout);
 

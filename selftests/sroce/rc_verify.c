@@ -1057,6 +1057,29 @@ static void case_qp(struct ctx *c)
 		   q.qp_state == IBV_QPS_RTS, "qp: SQD->RTS");
 	}
 
+	/*
+	 * A claimed current state that is not the QP's: RTR->RTS with a new
+	 * SQ PSN on a QP in RTS would move a live requester's PSNs.
+	 */
+	{
+		struct ibv_qp_attr s = {
+			.qp_state = IBV_QPS_RTS, .cur_qp_state = IBV_QPS_RTR,
+			.sq_psn = 0x123456, .timeout = 14, .retry_cnt = 7,
+			.rnr_retry = 7, .max_rd_atomic = 1,
+		};
+		int r = ibv_modify_qp(c->qp, &s, IBV_QP_STATE |
+				      IBV_QP_CUR_STATE | IBV_QP_SQ_PSN |
+				      IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+				      IBV_QP_RNR_RETRY |
+				      IBV_QP_MAX_QP_RD_ATOMIC);
+
+		ok(r == EINVAL && !ibv_query_qp(c->qp, &q, IBV_QP_SQ_PSN,
+						 &init) &&
+		   q.sq_psn == c->me.psn,
+		   "qp: a false current state (RTR while in RTS) refused with EINVAL (got %d)",
+		   r);
+	}
+
 	qp = ibv_create_qp(c->pd, &init);
 	if (!qp)
 		die("ibv_create_qp");

@@ -287,8 +287,35 @@ static void test_long(void)
 	tap_end();
 }
 
+static void test_read_half_space(void)
+{
+	struct sroce_rq_env env = { &B, take_rwqe, rkey_ok };
+	struct sroce_hdrs h = {};
+	struct sroce_rq_act a;
+	struct sroce_pkt p;
+	u8 buf[64];
+	int len;
+
+	tap_begin("engine: a READ spanning half the PSN space is refused");
+	setup(256);
+	h.bth.opcode = SROCE_OPCODE(SROCE_TRANSPORT_RC, SROCE_OP_READ_REQ);
+	h.bth.pkey = 0xffff;
+	h.bth.psn = 0xfffff0;
+	h.reth.rkey = RKEY;
+	h.reth.len = 0x80000000U;	/* 2^23 responses at MTU 256 */
+	len = sroce_pkt_len(h.bth.opcode, 0);
+	CHECK(len > 0 && sroce_build_hdrs(buf, (u32)len, &h, 0) > 0);
+	CHECK(!sroce_parse_bth_packet(buf, (u32)len, &p));
+	sroce_rq_rx(&B.rq, &p, &env, &a);
+	CHECK(a.ack && a.error);
+	CHECK_EQ(a.tx.syndrome, sroce_syndrome_nak(SROCE_NAK_INVALID_REQ));
+	CHECK(B.rq.cur < 0);
+	tap_end();
+}
+
 void test_engine(void)
 {
+	test_read_half_space();
 	test_long();
 	test_lossless();
 	test_read_loss();

@@ -58,7 +58,6 @@ struct sroce_dev {
 	struct xarray		qp_table;	/* QPN -> struct sroce_qp */
 	struct xarray		mr_table;	/* key >> 8 -> struct sroce_mr */
 	u32			mr_next;	/* next index to try; xa lock */
-	atomic_t		mr_key;		/* key byte of the next MR */
 	atomic64_t		counters[SROCE_CNT_NR];
 };
 

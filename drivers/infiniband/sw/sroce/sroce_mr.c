@@ -7,6 +7,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/highmem.h>
+#include <linux/random.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 
@@ -18,9 +19,9 @@
  * A key is the MR's table index (bits 31..8) and a key byte (7..0). A
  * key deregistered must not name the next MR: indexes are allocated
  * cyclically, so a freed one comes back only after the allocator has gone
- * round the whole table, and the key byte counts registrations, so that
- * an index reused even then gets the same byte only if a multiple of 256
- * registrations happened in between.
+ * round the whole table. The key byte is random, so that a peer cannot
+ * name an MR it was not given by counting registrations; a revoked key
+ * matches a later MR only if its index came round and then 1 time in 256.
  */
 static int sroce_mr_add(struct sroce_dev *sdev, struct sroce_mr *mr,
 			struct ib_pd *pd, int access)
@@ -37,7 +38,7 @@ static int sroce_mr_add(struct sroce_dev *sdev, struct sroce_mr *mr,
 			      GFP_KERNEL);
 	if (err < 0)
 		return err;
-	mr->ibmr.lkey = index << 8 | (atomic_inc_return(&sdev->mr_key) & 0xff);
+	mr->ibmr.lkey = index << 8 | (get_random_u32() & 0xff);
 	mr->ibmr.rkey = mr->ibmr.lkey;
 	return 0;
 }

@@ -268,8 +268,10 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	if (udata && udata->inlen)
 		return -EINVAL;
 
-	cur = (mask & IB_QP_CUR_STATE) ? attr->cur_qp_state :
-					  READ_ONCE(qp->state);
+	/* The QP's state is ours to know: a caller's claim must match it */
+	cur = READ_ONCE(qp->state);
+	if ((mask & IB_QP_CUR_STATE) && attr->cur_qp_state != cur)
+		return -EINVAL;
 	next = (mask & IB_QP_STATE) ? attr->qp_state : cur;
 	if (!ib_modify_qp_is_ok(cur, next, ibqp->qp_type, mask))
 		return -EINVAL;
@@ -303,6 +305,11 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		return -EINVAL;
 
 	spin_lock_irqsave(&qp->lock, flags);
+	if (qp->state != cur) {
+		/* another modify, or an error, came in between */
+		sroce_qp_unlock(qp, flags);
+		return -EINVAL;
+	}
 	if (mask & IB_QP_AV) {
 		err = sroce_qp_set_av(qp, &attr->ah_attr);
 		if (err) {
@@ -423,8 +430,14 @@ int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	sroce_qp_put(qp);
 	wait_for_completion(&qp->released);
 
+	/*
+	 * Engines back to idle: from now on no timer, work item or kick
+	 * finds anything to do, so none re-arms a timer after the syncs.
+	 */
 	spin_lock_irqsave(&qp->lock, flags);
-	WRITE_ONCE(qp->state, IB_QPS_RESET);	/* nothing re-arms now */
+	WRITE_ONCE(qp->state, IB_QPS_RESET);
+	sroce_sq_reset(&qp->sq_eng);
+	sroce_rq_reset(&qp->rq_eng);
 	sroce_qp_unlock(qp, flags);
 	del_timer_sync(&qp->retrans_timer);
 	del_timer_sync(&qp->rnr_timer);

@@ -249,7 +249,9 @@ static bool rq_read(struct sroce_rq_eng *e, const struct sroce_pkt *pkt,
 	u32 psn = pkt->hdr.bth.psn;
 	struct sroce_rd_res *r;
 
-	if (reth->len > 0x80000000U) {
+	if (reth->len > 0x80000000U ||
+	    sroce_msg_npkts(reth->len, e->mtu) >= SROCE_PSN_HALF) {
+		/* its responses' PSNs must not span half the PSN space */
 		rq_fatal(e, act, SROCE_NAK_INVALID_REQ, psn);
 		return false;
 	}

@@ -14,12 +14,12 @@
  *    is all in.
  *  - NAK/RNR NAK p: una <= p < sent_psn; acknowledges p - 1.
  *  - READ response p: una <= p < sent_psn, p inside an outstanding READ
- *    that is the oldest uncompleted WQE (responses to later READs wait
- *    for a resend), its payload exactly the bytes of that PSN, FIRST only
- *    where a request started and LAST only where one ended.  Responses
- *    within SROCE_MAX_WINDOW PSNs ahead of the hole are placed out of
- *    order; the hole is re-requested (only it) after SROCE_REREAD_THRESH
- *    of them or on a timeout.
+ *    (it acknowledges what precedes that READ), its payload exactly the
+ *    bytes of that PSN, FIRST only where a request started and LAST only
+ *    where one ended.  Responses within SROCE_MAX_WINDOW PSNs ahead of a
+ *    READ's hole are placed out of order; the hole is re-requested (only
+ *    it) after SROCE_REREAD_THRESH of them or on a timeout.  READs
+ *    complete in order.
  * Anything else is dropped and counted: a forged or stale response can
  * neither write nor complete.
  */
@@ -103,12 +103,21 @@ void sroce_sq_init(struct sroce_sq_eng *e, struct sroce_wqe *wqe, u32 size)
 	sroce_sq_config(e, 256, 1, 0, 0, 0);
 }
 
+/* Has the requester started anything not yet complete? */
+static bool sq_started(const struct sroce_sq_eng *e)
+{
+	return e->comp != e->fetch && sq_wqe(e, e->comp)->npkts;
+}
+
 void sroce_sq_config(struct sroce_sq_eng *e, u32 mtu, u32 max_rd,
 		     u8 retry_cnt, u8 rnr_retry, u8 timeout)
 {
 	u32 window;
 
-	e->mtu = mtu;
+	/* PSNs of WQEs under way were laid out with the old path MTU */
+	if (!sq_started(e))
+		e->mtu = mtu;
+	mtu = e->mtu;
 	/*
 	 * About 64 KiB in flight: what a receiver without flow control of
 	 * its own absorbs; between 8 and SROCE_MAX_WINDOW packets.
@@ -129,6 +138,8 @@ void sroce_sq_config(struct sroce_sq_eng *e, u32 mtu, u32 max_rd,
 
 void sroce_sq_set_psn(struct sroce_sq_eng *e, u32 psn)
 {
+	if (sq_started(e))
+		return;		/* WQEs under way keep their PSNs */
 	psn = sroce_psn_mask(psn);
 	e->next_psn = psn;
 	e->una_psn = psn;
@@ -214,6 +225,7 @@ void sroce_sq_push(struct sroce_sq_eng *e)
 		return;
 	/* The glue validated it; the engine trusts no length beyond 2 GiB */
 	SROCE_ENGINE_WARN(w->length > 0x80000000U ||
+			  sq_npkts(e, w->length) >= SROCE_PSN_HALF ||
 			  w->kind > SROCE_WR_READ);
 	w->flags &= ~SROCE_WQE_RD_DONE;
 	w->first_psn = 0;

@@ -110,7 +110,13 @@ static enum ib_wc_status sroce_req_fetch(struct sroce_qp *qp, u32 idx)
 	sge = w->data;
 	for (i = 0; i < w->num_sge; i++)
 		total += sge[i].length;
-	if (total > SROCE_PORT_MAX_MSG_SZ)
+	/*
+	 * At most 2 GiB, and fewer than 2^23 packets: PSNs are compared
+	 * over half their space (a 2 GiB message at path MTU 256 is
+	 * refused).
+	 */
+	if (total > SROCE_PORT_MAX_MSG_SZ ||
+	    sroce_msg_npkts(total, qp->sq_eng.mtu) >= SROCE_PSN_HALF)
 		return IB_WC_LOC_LEN_ERR;
 	e->length = total;
 	return IB_WC_SUCCESS;

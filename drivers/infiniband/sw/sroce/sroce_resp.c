@@ -243,7 +243,7 @@ void sroce_rq_flush(struct sroce_qp *qp)
 		.qp = &qp->ibqp,
 		.port_num = SROCE_PORT,
 	};
-	struct rxe_recv_wqe *rwqe;
+	u32 n;
 
 	sroce_rq_error(&qp->rq_eng);
 	if (qp->rwqe_valid) {
@@ -251,7 +251,13 @@ void sroce_rq_flush(struct sroce_qp *qp)
 		sroce_qp_post_cqe(qp, qp->rcq, &wc, false);
 		qp->rwqe_valid = false;
 	}
-	while ((rwqe = sroce_queue_head(&qp->rq))) {
+	/*
+	 * What is posted now, counted once: a process moving its producer
+	 * index while we flush must not keep us here.
+	 */
+	for (n = sroce_queue_count(&qp->rq); n; n--) {
+		const struct rxe_recv_wqe *rwqe = sroce_queue_head(&qp->rq);
+
 		wc.wr_id = READ_ONCE(rwqe->wr_id);
 		sroce_qp_post_cqe(qp, qp->rcq, &wc, false);
 		sroce_queue_pop(&qp->rq);
