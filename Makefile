@@ -30,8 +30,12 @@ install: modules
 	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_DIR=updates modules_install
 	depmod -a $(if $(INSTALL_MOD_PATH),-b $(INSTALL_MOD_PATH)) $(KVER)
 
+# Only the module's own directory: kbuild's clean of M=$(CURDIR) would
+# delete every object under the tree, the debug kernel's in build/ too.
 modclean:
-	@test -z "$(KDIR)" || $(MAKE) -C $(KDIR) M=$(CURDIR) clean
+	@test -z "$(KDIR)" || \
+		$(MAKE) -C $(KDIR) M=$(CURDIR)/drivers/infiniband/sw/sroce clean
+	rm -f Module.symvers modules.order .Module.symvers.cmd .modules.order.cmd
 
 clean: modclean
 	rm -rf build
