@@ -313,8 +313,75 @@ static void test_read_half_space(void)
 	tap_end();
 }
 
+/* Parse a packet built from @h with @len payload bytes into @p */
+static void mkpkt(struct sroce_hdrs *h, u32 len, u8 *buf, struct sroce_pkt *p)
+{
+	int n = sroce_pkt_len(h->bth.opcode, len);
+
+	h->bth.pkey = 0xffff;
+	CHECK(n > 0 && sroce_build_hdrs(buf, (u32)n, h, len) > 0);
+	CHECK(!sroce_parse_bth_packet(buf, (u32)n, p));
+}
+
+static void test_forged(void)
+{
+	struct sroce_rq_env env = { &B, take_rwqe, rkey_ok };
+	struct sroce_hdrs h = {};
+	struct sroce_sq_act a;
+	struct sroce_rq_act ra;
+	struct sroce_pkt p;
+	u32 comp, una;
+	u8 buf[SROCE_MAX_PKT_LEN];
+
+	tap_begin("engine: a forged READ response for a Send's PSN writes nothing");
+	setup(1024);
+	B.rwqes = 1;
+	post(SROCE_WR_SEND, 8000, 0);
+	req_run(&A, 0);		/* 8 packets in flight, none ACKed */
+	nwire[0] = 0;
+	comp = A.sq.comp;
+	una = A.sq.una_psn;
+	h.bth.opcode = SROCE_OPCODE(SROCE_TRANSPORT_RC,
+				    SROCE_OP_READ_RESP_ONLY);
+	h.bth.psn = sroce_psn_add(A.wqe[0].first_psn, 3);
+	mkpkt(&h, 1000, buf, &p);
+	sroce_comp_rx(&A.sq, &p, &a);
+	CHECK(!a.place && !a.error);
+	CHECK(a.events & BIT(SROCE_EV_GHOST));
+	CHECK_EQ(A.sq.comp, comp);
+	CHECK_EQ(A.sq.una_psn, una);
+	tap_end();
+
+	tap_begin("engine: ACKs beyond what was sent, or stale, complete nothing");
+	memset(&h, 0, sizeof(h));
+	h.bth.opcode = SROCE_RC_ACK;
+	h.aeth.syndrome = sroce_syndrome_ack(SROCE_AETH_CREDIT_INVALID);
+	h.bth.psn = A.sq.sent_psn;		/* never sent */
+	mkpkt(&h, 0, buf, &p);
+	sroce_comp_rx(&A.sq, &p, &a);
+	CHECK(a.events & BIT(SROCE_EV_GHOST));
+	h.bth.psn = sroce_psn_add(una, -3);	/* before una - 1 */
+	mkpkt(&h, 0, buf, &p);
+	sroce_comp_rx(&A.sq, &p, &a);
+	CHECK(a.events & BIT(SROCE_EV_STALE));
+	CHECK_EQ(A.sq.comp, comp);
+	tap_end();
+
+	tap_begin("engine: a request larger than the path MTU is dropped");
+	memset(&h, 0, sizeof(h));
+	h.bth.opcode = SROCE_RC_SEND_ONLY;
+	h.bth.psn = B.rq.epsn;
+	mkpkt(&h, 2048, buf, &p);	/* path MTU 1024 */
+	sroce_rq_rx(&B.rq, &p, &env, &ra);
+	CHECK(!ra.place && !ra.ack && !ra.error && !ra.complete);
+	CHECK(ra.events & BIT(SROCE_EV_BAD_REQ));
+	CHECK_EQ(B.rq.epsn, h.bth.psn);
+	tap_end();
+}
+
 void test_engine(void)
 {
+	test_forged();
 	test_read_half_space();
 	test_long();
 	test_lossless();

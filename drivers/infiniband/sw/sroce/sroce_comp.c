@@ -60,6 +60,13 @@ void sroce_sq_apply(struct sroce_qp *qp, u32 comp_before,
 		sroce_count_events(qp->sdev, act->events);
 	if (act->drained)
 		qp->notify |= SROCE_NOTIFY_SQ_DRAINED;
+	/* A broken engine invariant (it warned once) fails the QP */
+	if (unlikely(!act->error && e->state != SROCE_SQ_ERROR &&
+		     !sroce_sq_check(e))) {
+		sroce_sq_fail(e, e->comp, IB_WC_LOC_QP_OP_ERR);
+		sroce_qp_error(qp);
+		return;
+	}
 	if (act->error) {
 		if (e->err_set && e->err_status != IB_WC_WR_FLUSH_ERR)
 			pr_warn_ratelimited("%s: QP %u: work request failed with status %d\n",

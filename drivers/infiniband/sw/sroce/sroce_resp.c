@@ -162,6 +162,11 @@ bool sroce_resp_rcv(struct sroce_qp *qp, const struct sroce_rxpkt *rx,
 		sroce_resp_ack(qp, out, &act.tx);
 	if (act.events)
 		sroce_count_events(qp->sdev, act.events);
+	if (unlikely(!act.error && !sroce_rq_check(&qp->rq_eng))) {
+		/* a broken engine invariant (it warned once) fails the QP */
+		sroce_qp_error(qp);
+		return false;
+	}
 	if (act.error) {
 		pr_warn_ratelimited("%s: QP %u: NAK %#x for PSN %u\n",
 				    dev_name(&qp->sdev->ibdev.dev),
