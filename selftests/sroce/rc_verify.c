@@ -1080,6 +1080,37 @@ static void case_qp(struct ctx *c)
 		   r);
 	}
 
+	/*
+	 * Posted in the error state, through the ring and the doorbell:
+	 * each completes flushed (ib_drain_qp and friends count on it).
+	 */
+	{
+		struct ibv_sge sge = {
+			.addr = (uintptr_t)c->buf, .length = 64,
+			.lkey = c->mr->lkey,
+		};
+		struct ibv_send_wr wr = {
+			.wr_id = 0xe77, .sg_list = &sge, .num_sge = 1,
+			.opcode = IBV_WR_SEND, .send_flags = IBV_SEND_SIGNALED,
+		}, *bad;
+		struct ibv_wc wc[2];
+		int got;
+
+		a.qp_state = IBV_QPS_ERR;
+		good = !ibv_modify_qp(c->qp, &a, IBV_QP_STATE);
+		while (good && ibv_poll_cq(c->cq, 1, wc) > 0)
+			;	/* what the move to ERR flushed */
+		good = good && !ibv_post_send(c->qp, &wr, &bad);
+		wr.wr_id = 0xe78;
+		good = good && !ibv_post_send(c->qp, &wr, &bad);
+		got = good ? poll_n(c, wc, 2) : 0;
+		ok(got == 2 && wc[0].wr_id == 0xe77 && wc[1].wr_id == 0xe78 &&
+		   wc[0].status == IBV_WC_WR_FLUSH_ERR &&
+		   wc[1].status == IBV_WC_WR_FLUSH_ERR,
+		   "qp: sends posted in ERR complete flushed, in order (got %d)",
+		   got);
+	}
+
 	qp = ibv_create_qp(c->pd, &init);
 	if (!qp)
 		die("ibv_create_qp");

@@ -379,8 +379,34 @@ static void test_forged(void)
 	tap_end();
 }
 
+static void test_idle(void)
+{
+	struct sroce_wqe wqe[4];
+	struct sroce_sq_eng e;
+	struct sroce_rq_eng r;
+	struct sroce_rd_res res[2];
+	struct sroce_sq_act a;
+	struct sroce_hdrs h = {};
+	struct sroce_pkt p;
+	u8 buf[64];
+
+	tap_begin("engine: a new or reset QP holds its invariants, ignores packets");
+	sroce_sq_init(&e, wqe, 4);
+	sroce_rq_init(&r, res, 2);
+	CHECK(sroce_sq_check(&e) && sroce_rq_check(&r));
+	h.bth.opcode = SROCE_RC_ACK;
+	h.bth.psn = 0;
+	mkpkt(&h, 0, buf, &p);
+	sroce_comp_rx(&e, &p, &a);
+	CHECK(!a.place && !a.error && !a.kick && !a.events);
+	sroce_sq_reset(&e);
+	CHECK(sroce_sq_check(&e));
+	tap_end();
+}
+
 void test_engine(void)
 {
+	test_idle();
 	test_forged();
 	test_read_half_space();
 	test_long();

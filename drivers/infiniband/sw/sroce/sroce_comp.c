@@ -61,7 +61,8 @@ void sroce_sq_apply(struct sroce_qp *qp, u32 comp_before,
 	if (act->drained)
 		qp->notify |= SROCE_NOTIFY_SQ_DRAINED;
 	/* A broken engine invariant (it warned once) fails the QP */
-	if (unlikely(!act->error && e->state != SROCE_SQ_ERROR &&
+	if (unlikely(!act->error && (e->state == SROCE_SQ_RTS ||
+				     e->state == SROCE_SQ_DRAIN) &&
 		     !sroce_sq_check(e))) {
 		sroce_sq_fail(e, e->comp, IB_WC_LOC_QP_OP_ERR);
 		sroce_qp_error(qp);

@@ -101,6 +101,7 @@ void sroce_sq_init(struct sroce_sq_eng *e, struct sroce_wqe *wqe, u32 size)
 	e->wqe = wqe;
 	e->size = size;
 	sroce_sq_config(e, 256, 1, 0, 0, 0);
+	sroce_sq_set_psn(e, 0);		/* nothing acknowledged: ack_psn = -1 */
 }
 
 /* Has the requester started anything not yet complete? */
