@@ -40,7 +40,7 @@ for m in $WANT; do visit "$m"; done
 for m in "${order[@]}"; do
 	f=$(modinfo -b "$BASE" -k "$KVER" -n "$m")
 	case "$f" in
-	(builtin|"") continue ;;
+	(builtin|"(builtin)"|"") continue ;;
 	esac
 	cp "$BASE/${f#/}" "$stage/modules/" 2>/dev/null || cp "$f" "$stage/modules/"
 	basename "$f" >> "$stage/modules.list"
