@@ -121,8 +121,10 @@ start_guest() { # host role ip peer_ip cpus my_port peer_port
 	echo $? > "$dir/qemu.rc"
 }
 
-# Kernel messages that fail a test, whatever the script said.
-BAD='WARNING:|BUG:|Oops|kernel BUG|general protection|refcount_t:|list_del corruption|list_add corruption|lockdep|possible circular locking|KASAN|UBSAN|Kernel panic|blocked for more than|rcu.*stall|unregister_netdevice: waiting|unreferenced object|ODEBUG'
+# Kernel messages that fail a test, whatever the script said. Lockdep's
+# reports start with WARNING: or BUG: (or are listed here); a lockdep
+# kernel's boot banner ("RCU lockdep checking is enabled") is no report.
+BAD='WARNING:|BUG:|Oops|kernel BUG|general protection|refcount_t:|list_del corruption|list_add corruption|possible circular locking|INFO: trying to register non-static key|DEBUG_LOCKS_WARN_ON|turning off the locking correctness validator|KASAN|UBSAN|Kernel panic|blocked for more than|rcu.*stall|unregister_netdevice: waiting|unreferenced object|ODEBUG'
 
 check_kernel_log() { # dir
 	local f hits=0
