@@ -36,6 +36,7 @@ static const struct rdma_stat_desc sroce_counter_descs[] = {
 	[SROCE_CNT_RX_DROP_BAD_DUP_READ].name = "rx_drop_bad_dup_read",
 	[SROCE_CNT_RX_DROP_ADDRESS].name = "rx_drop_address",
 	[SROCE_CNT_RX_DROP_PKEY].name = "rx_drop_pkey",
+	[SROCE_CNT_TX_THROTTLED].name = "tx_throttled",
 };
 
 /* The counter of each engine event (enum sroce_eng_event) */

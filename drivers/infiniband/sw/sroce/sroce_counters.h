@@ -35,6 +35,7 @@ enum sroce_counter {
 	SROCE_CNT_RX_DROP_BAD_DUP_READ,	/* duplicate READ of no resource */
 	SROCE_CNT_RX_DROP_ADDRESS,	/* not from the RC QP's peer */
 	SROCE_CNT_RX_DROP_PKEY,		/* P_Key not ours */
+	SROCE_CNT_TX_THROTTLED,		/* a QP waits for its packets to drain */
 	SROCE_CNT_NR
 };
 

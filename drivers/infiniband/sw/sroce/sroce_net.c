@@ -83,9 +83,27 @@ static struct dst_entry *sroce_route6(struct sroce_qp *qp)
 }
 
 /*
+ * The stack is done with one of @qp's packets: sent, or dropped. The
+ * packet held a reference on the QP; the QP is woken if it waits for
+ * room (sroce_qp_run()). Any context.
+ */
+static void sroce_tx_done(struct sk_buff *skb)
+{
+	struct sroce_qp *qp = skb_shinfo(skb)->destructor_arg;
+
+	if (atomic_dec_return(&qp->tx_inflight) <= SROCE_TX_LOW &&
+	    test_and_clear_bit(SROCE_TX_THROTTLED, &qp->tx_flags))
+		queue_work(sroce_wq, &qp->work);
+	sroce_qp_put(qp);
+}
+
+/*
  * Send a batch of sealed packets. Called without qp->lock, in process or
  * softirq context; a packet we cannot route or the stack drops is lost
- * like on any wire, and the protocol retransmits it.
+ * like on any wire, and the protocol retransmits it. Each packet counts
+ * in qp->tx_inflight until the stack frees it (our skbs are linear, so
+ * the destructor argument is free to carry the QP); a QP being destroyed
+ * (no reference left to take) sends nothing more.
  */
 void sroce_xmit(struct sroce_qp *qp, struct sk_buff_head *list)
 {
@@ -97,11 +115,14 @@ void sroce_xmit(struct sroce_qp *qp, struct sk_buff_head *list)
 	local_bh_disable();
 	dst = qp->av.ipv6 ? sroce_route6(qp) : sroce_route4(qp);
 	while ((skb = __skb_dequeue(list))) {
-		if (!dst) {
+		if (!dst || !refcount_inc_not_zero(&qp->refs)) {
 			sroce_count(qp->sdev, SROCE_CNT_TX_DROP);
 			kfree_skb(skb);
 			continue;
 		}
+		atomic_inc(&qp->tx_inflight);
+		skb_shinfo(skb)->destructor_arg = qp;
+		skb->destructor = sroce_tx_done;
 		sroce_count(qp->sdev, SROCE_CNT_TX_PACKETS);
 		skb->dev = dst->dev;
 		skb_dst_set(skb, dst_clone(dst));

@@ -156,6 +156,7 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	refcount_set(&qp->refs, 1);
 	init_completion(&qp->released);
 	INIT_WORK(&qp->work, sroce_qp_work);
+	atomic_set(&qp->tx_inflight, 0);
 	timer_setup(&qp->retrans_timer, sroce_retrans_timer, 0);
 	timer_setup(&qp->rnr_timer, sroce_rnr_timer, 0);
 
@@ -425,20 +426,26 @@ int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	struct sroce_qp *qp = to_sqp(ibqp);
 	unsigned long flags;
 
-	/* No new packets find it; wait for those being processed. */
+	/* No new packets find it. */
 	xa_erase(&qp->sdev->qp_table, ibqp->qp_num);
-	sroce_qp_put(qp);
-	wait_for_completion(&qp->released);
 
 	/*
-	 * Engines back to idle: from now on no timer, work item or kick
-	 * finds anything to do, so none re-arms a timer after the syncs.
+	 * Engines back to idle: from now on no packet, timer, work item or
+	 * kick finds anything to do, so none sends more or re-arms a timer
+	 * after the syncs below.
 	 */
 	spin_lock_irqsave(&qp->lock, flags);
 	WRITE_ONCE(qp->state, IB_QPS_RESET);
 	sroce_sq_reset(&qp->sq_eng);
 	sroce_rq_reset(&qp->rq_eng);
 	sroce_qp_unlock(qp, flags);
+
+	/*
+	 * Wait for the packets being received and those the stack still
+	 * holds (each has a reference, see sroce_xmit()).
+	 */
+	sroce_qp_put(qp);
+	wait_for_completion(&qp->released);
 	del_timer_sync(&qp->retrans_timer);
 	del_timer_sync(&qp->rnr_timer);
 	cancel_work_sync(&qp->work);

@@ -54,20 +54,52 @@ void sroce_qp_unlock(struct sroce_qp *qp, unsigned long flags)
 	}
 }
 
-/* Run the engines that send: requester and pending read responses. */
+/*
+ * How many packets @qp may hand the stack now (see SROCE_TX_HIGH). At
+ * none, the QP is marked as waiting before the count is read again, so
+ * that the destructor that brings it down to SROCE_TX_LOW sees the mark
+ * and wakes it.
+ */
+static int sroce_qp_tx_room(struct sroce_qp *qp)
+{
+	int room = SROCE_TX_HIGH - atomic_read(&qp->tx_inflight);
+
+	if (room > 0)
+		return room;
+	set_bit(SROCE_TX_THROTTLED, &qp->tx_flags);
+	/* the mark before the re-read; pairs with atomic_dec_return() */
+	smp_mb__after_atomic();
+	room = SROCE_TX_HIGH - atomic_read(&qp->tx_inflight);
+	if (room <= 0)
+		sroce_count(qp->sdev, SROCE_CNT_TX_THROTTLED);
+	return room;
+}
+
+/*
+ * Run the engines that send: requester and pending read responses, as
+ * much as the QP's room in the stack allows. Work left over is picked up
+ * by the work item, or by the destructor of a packet when there is no
+ * room.
+ */
 static void sroce_qp_run(struct sroce_qp *qp)
 {
 	struct sk_buff_head out;
 	unsigned long flags;
+	int room;
 	bool more;
 
+	room = sroce_qp_tx_room(qp);
+	if (room <= 0)
+		return;
 	__skb_queue_head_init(&out);
 	spin_lock_irqsave(&qp->lock, flags);
-	more = sroce_req_run(qp, &out, SROCE_REQ_BUDGET);
-	more |= sroce_resp_read_run(qp, &out, SROCE_REQ_BUDGET);
+	more = sroce_req_run(qp, &out, min(room, SROCE_REQ_BUDGET));
+	room -= skb_queue_len(&out);
+	more |= sroce_resp_read_run(qp, &out,
+				    clamp(room, 0, SROCE_REQ_BUDGET));
 	sroce_qp_unlock(qp, flags);
 	sroce_xmit(qp, &out);
-	if (more)
+	if (more && sroce_qp_tx_room(qp) > 0)
 		queue_work(sroce_wq, &qp->work);
 }
 
