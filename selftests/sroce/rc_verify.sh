@@ -6,15 +6,25 @@
 # byte, bursts, the RNR, retry-exceeded and remote-access error cases, the
 # QP state machine (path MTU above the port's refused), unaligned MRs, CQ
 # arming and resize, revoked rkeys staying dead.
-# With SROCE_NETEM set (e.g. "loss 2% duplicate 1% delay 1ms reorder 25%")
-# both NICs impair the wire first and only the data cases run; with
-# SROCE_MTU set (256..4096) the NICs get MTU 9000 and the QPs that path MTU.
+# With SROCE_QDISC set (a root qdisc, e.g. "netem loss 2% delay 1ms") both
+# NICs impair the wire first and only the data cases run; SROCE_BACKLOG_MAX
+# then bounds the packets that qdisc may ever hold (sampled throughout).
+# With SROCE_MTU set (256..4096) the NICs get MTU 9000 and the QPs that
+# path MTU. With SROCE_PEER_RXE set, b runs rdma_rxe (rxe0) instead.
 . "$(dirname "$0")/../lib.sh"
 
 ktap_begin
 sroce_install_module || exit 1
 sroce_setup_net || exit 1
-sroce_link_up eth0 sroce0
+dev=sroce0
+[ -n "${SROCE_PEER_RXE:-}" ] && [ "$SROCE_ROLE" = b ] && dev=rxe0
+sroce_link_up eth0 $dev
+if [ -n "${SROCE_PEER_RXE:-}" ]; then
+	# QPs resolve the peer's MAC at RTR, and the RDMA core gives up
+	# sooner than a TCG guest may answer: warm the neighbour cache.
+	sync_peer up
+	check "peer reachable" ping -c 2 -W 10 "$SROCE_PEER_IP"
+fi
 cases=data,burst,sig,rnr,retry,access,qp,mr,cq,garbage,rkey
 mtu=1024
 if [ -n "${SROCE_MTU:-}" ]; then
@@ -25,27 +35,58 @@ if [ -n "${SROCE_MTU:-}" ]; then
 	mtu=$SROCE_MTU
 	cases=data,burst
 fi
-if [ -n "${SROCE_NETEM:-}" ]; then
-	modprobe sch_netem
+if [ -n "${SROCE_QDISC:-}" ]; then
+	modprobe "sch_${SROCE_QDISC%% *}"
 	# shellcheck disable=SC2086
-	check "netem on eth0: $SROCE_NETEM" \
-		tc qdisc add dev eth0 root netem $SROCE_NETEM
+	check "qdisc on eth0: $SROCE_QDISC" \
+		tc qdisc add dev eth0 root $SROCE_QDISC
 	cases=data,burst
+fi
+if [ -n "${SROCE_BACKLOG_MAX:-}" ]; then
+	# The most packets eth0's qdisc holds, sampled every 0.1 s.
+	echo 0 > /tmp/backlog.max
+	(
+		max=0
+		while :; do
+			n=$(tc -s qdisc show dev eth0 |
+			    awk '$1 == "backlog" { sub("p", "", $3); print $3; exit }')
+			if [ "${n:-0}" -gt "$max" ]; then
+				max=$n
+				echo "$max" > /tmp/backlog.max
+			fi
+			sleep 0.1
+		done
+	) &
+	sampler=$!
 fi
 sync_peer ready
 
 prog=$SROCE_SRC/selftests/sroce/rc_verify
 if [ "$SROCE_ROLE" = a ]; then
-	"$prog" -d sroce0 -g 1 -m "$mtu" -s -t "$cases" > /tmp/verify.log 2>&1
+	"$prog" -d $dev -g 1 -m "$mtu" -s -t "$cases" > /tmp/verify.log 2>&1
 else
-	"$prog" -d sroce0 -g 1 -m "$mtu" -c "$SROCE_PEER_IP" -t "$cases" \
+	"$prog" -d $dev -g 1 -m "$mtu" -c "$SROCE_PEER_IP" -t "$cases" \
 		> /tmp/verify.log 2>&1
 fi
 rc=$?
 ktap_import rc_verify /tmp/verify.log
 check "rc_verify exit status" test "$rc" -eq 0
-diag "counters: $(rdma statistic show link sroce0/1 | tr -s ' ')"
+if [ -n "${SROCE_BACKLOG_MAX:-}" ]; then
+	kill "$sampler"
+	max=$(cat /tmp/backlog.max)
+	if [ $dev = sroce0 ]; then
+		check "eth0 qdisc never held more than $SROCE_BACKLOG_MAX packets ($max)" \
+			test "$max" -le "$SROCE_BACKLOG_MAX"
+	else
+		diag "eth0 qdisc held at most $max packets"
+	fi
+	# a answers b's READs: at this rate it must have waited for room.
+	[ "$SROCE_ROLE" = a ] &&
+		check "READ responder paced (tx_throttled > 0)" test \
+			"$(cat /sys/class/infiniband/sroce0/ports/1/hw_counters/tx_throttled)" -gt 0
+fi
+diag "counters: $(rdma statistic show link $dev/1 | tr -s ' ')"
 sync_peer done
-check "rdma link delete" rdma link delete sroce0
-check "rmmod" rmmod rdma_sroce
+check "rdma link delete" rdma link delete $dev
+[ $dev = sroce0 ] && check "rmmod" rmmod rdma_sroce
 ktap_end

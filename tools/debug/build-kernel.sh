@@ -8,14 +8,17 @@
 # x86_64_defconfig: OUTDIR/bzImage, OUTDIR/modroot/lib/modules/KVER and
 # OUTDIR/src (the configured tree, KDIR for out-of-tree modules).
 # Cached: nothing is rebuilt while the config and the source tarball are
-# unchanged (OUTDIR/stamp records both).
+# unchanged (OUTDIR/stamp records both); a changed config is applied to
+# the tree already built from the same tarball, so kbuild rebuilds only
+# what the change touches.
 set -euo pipefail
 
 OUT=$(mkdir -p "$1" && cd "$1" && pwd)
 HERE=$(cd "$(dirname "$0")" && pwd)
 TAR=$(ls /usr/src/linux-source-6.1.tar.* 2>/dev/null | head -n 1)
 [ -n "$TAR" ] || { echo "no /usr/src/linux-source-6.1.tar.*: make deps"; exit 2; }
-want="$(sha256sum "$HERE/kernel.config" | cut -d' ' -f1) $(stat -c %s.%Y "$TAR")"
+tarid=$(stat -c %s.%Y "$TAR")
+want="$(sha256sum "$HERE/kernel.config" | cut -d' ' -f1) $tarid"
 if [ -f "$OUT/stamp" ] && [ "$(cat "$OUT/stamp")" = "$want" ] &&
    [ -f "$OUT/bzImage" ]; then
 	exit 0
@@ -32,10 +35,14 @@ if [ "$(cat "$OUT/src/.sroce-config" 2>/dev/null)" = "$want" ]; then
 	echo "$want" > "$OUT/stamp"
 	exit 0
 fi
-rm -rf "$OUT/src"
-mkdir -p "$OUT/src"
-tar -xf "$TAR" -C "$OUT/src" --strip-components=1
+# The tree was extracted from this tarball: keep it, configure it anew.
+if [ "$(cut -d' ' -f2 "$OUT/src/.sroce-config" 2>/dev/null)" != "$tarid" ]; then
+	rm -rf "$OUT/src"
+	mkdir -p "$OUT/src"
+	tar -xf "$TAR" -C "$OUT/src" --strip-components=1
+fi
 cd "$OUT/src"
+rm -f .sroce-config
 make -s x86_64_defconfig
 scripts/kconfig/merge_config.sh -m .config "$HERE/kernel.config" > /dev/null
 make -s olddefconfig
