@@ -36,7 +36,6 @@
 #define SROCE_WQE_SIGNALED	BIT(0)
 #define SROCE_WQE_SOLICITED	BIT(1)
 #define SROCE_WQE_FENCE		BIT(2)
-#define SROCE_WQE_INLINE	BIT(3)
 
 /* Largest window in PSNs (the READ reorder map is one u64) */
 #define SROCE_MAX_WINDOW	64

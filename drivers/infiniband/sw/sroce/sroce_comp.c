@@ -158,17 +158,19 @@ bool sroce_comp_rcv(struct sroce_qp *qp, const struct sroce_rxpkt *rx)
 	struct sroce_sq_eng *e = &qp->sq_eng;
 	struct sroce_sq_act act, placed;
 	u32 comp = e->comp;
+	bool kick = false;
 
 	sroce_comp_rx(e, &rx->p, &act);
 	if (act.place) {
 		sroce_sq_apply(qp, comp, &act);
 		if (act.error)
 			return false;
+		kick = act.kick;
 		comp = e->comp;
 		sroce_comp_placed(e, &act, sroce_comp_place(qp, rx, &act),
 				  &placed);
 		act = placed;
 	}
 	sroce_sq_apply(qp, comp, &act);
-	return act.kick;
+	return kick || act.kick;
 }

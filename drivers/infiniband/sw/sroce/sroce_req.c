@@ -95,7 +95,6 @@ static enum ib_wc_status sroce_req_fetch(struct sroce_qp *qp, u32 idx)
 		    hdr.dma.length > qp->sq_max_inline)
 			return IB_WC_LOC_LEN_ERR;
 		w->inlined = true;
-		e->flags |= SROCE_WQE_INLINE;
 		e->length = hdr.dma.length;
 		memcpy(w->data, slot->dma.inline_data, e->length);
 		return IB_WC_SUCCESS;
