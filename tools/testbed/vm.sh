@@ -16,7 +16,8 @@
 # Environment: SROCE_KVM=1 uses KVM instead of TCG. KVER picks the
 # kernel (default: newest /boot/vmlinuz-*-amd64). SROCE_KERNEL (a
 # bzImage) and SROCE_MODBASE (a directory holding lib/modules/KVER) boot
-# another kernel, such as make check-debug's.
+# another kernel, such as make check-debug's; SROCE_APPEND adds to its
+# command line.
 #
 # Each guest sees the host's root read-only with a tmpfs overlay, so the
 # host's rdma-core/perftest and this tree's freshly built module are
@@ -111,7 +112,7 @@ start_guest() { # host role ip peer_ip cpus my_port peer_port
 		-nodefaults -no-user-config -display none -no-reboot \
 		-serial "file:$dir/console.log" \
 		-kernel "$KERNEL" -initrd "$INITRD" \
-		-append "console=ttyS0 loglevel=6 panic=-1 oops=panic sroce.src=$SRC sroce.script=$SCRIPT sroce.host=$host" \
+		-append "console=ttyS0 loglevel=6 panic=-1 oops=panic sroce.src=$SRC sroce.script=$SCRIPT sroce.host=$host ${SROCE_APPEND:-}" \
 		-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
 		-virtfs "local,path=$OUT,mount_tag=out,security_model=none" \
 		-virtfs "local,path=$SRC,mount_tag=src,security_model=none,readonly=on,multidevs=remap" \
