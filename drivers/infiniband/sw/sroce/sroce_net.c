@@ -82,31 +82,70 @@ static struct dst_entry *sroce_route6(struct sroce_qp *qp)
 	return dst;
 }
 
+int sroce_tx_ctx_create(struct sroce_qp *qp)
+{
+	struct sroce_tx_ctx *ctx = kzalloc(sizeof(*ctx), GFP_KERNEL);
+
+	if (!ctx)
+		return -ENOMEM;
+	refcount_set(&ctx->refs, 1);
+	RCU_INIT_POINTER(ctx->qp, qp);
+	__module_get(THIS_MODULE);
+	qp->tx = ctx;
+	return 0;
+}
+
+void sroce_tx_ctx_put(struct sroce_tx_ctx *ctx)
+{
+	if (refcount_dec_and_test(&ctx->refs)) {
+		kfree(ctx);
+		module_put(THIS_MODULE);
+	}
+}
+
 /*
- * The stack is done with one of @qp's packets: sent, or dropped. The
- * packet held a reference on the QP; the QP is woken if it waits for
- * room (sroce_qp_run()). Any context.
+ * The QP is going away: its packets' destructors stop waking it. The
+ * caller waits for an RCU grace period before it cancels the QP's work,
+ * then drops the QP's reference with sroce_tx_ctx_put().
+ */
+void sroce_tx_ctx_detach(struct sroce_qp *qp)
+{
+	RCU_INIT_POINTER(qp->tx->qp, NULL);
+}
+
+/*
+ * The stack is done with one of a QP's paced packets: sent, or dropped.
+ * Wakes the QP if it waits for room (sroce_qp_run()). Any context but
+ * hard irq.
  */
 static void sroce_tx_done(struct sk_buff *skb)
 {
-	struct sroce_qp *qp = skb_shinfo(skb)->destructor_arg;
+	struct sroce_tx_ctx *ctx = skb_shinfo(skb)->destructor_arg;
+	struct sroce_qp *qp;
 
-	if (atomic_dec_return(&qp->tx_inflight) <= SROCE_TX_LOW &&
-	    test_and_clear_bit(SROCE_TX_THROTTLED, &qp->tx_flags))
-		queue_work(sroce_wq, &qp->work);
-	sroce_qp_put(qp);
+	if (atomic_dec_return(&ctx->inflight) <= SROCE_TX_LOW &&
+	    test_and_clear_bit(SROCE_TX_THROTTLED, &ctx->flags)) {
+		rcu_read_lock();
+		qp = rcu_dereference(ctx->qp);
+		if (qp)
+			queue_work(sroce_wq, &qp->work);
+		rcu_read_unlock();
+	}
+	sroce_tx_ctx_put(ctx);
 }
 
 /*
  * Send a batch of sealed packets. Called without qp->lock, in process or
  * softirq context; a packet we cannot route or the stack drops is lost
- * like on any wire, and the protocol retransmits it. Each packet counts
- * in qp->tx_inflight until the stack frees it (our skbs are linear, so
- * the destructor argument is free to carry the QP); a QP being destroyed
- * (no reference left to take) sends nothing more.
+ * like on any wire, and the protocol retransmits it. @paced packets (the
+ * requester's and READ responses) count in qp->tx->inflight until the
+ * stack frees them; our skbs are linear, so the destructor argument is
+ * free to carry the context. ACKs sent as requests arrive are not
+ * paced: they are one per request packet or fewer.
  */
-void sroce_xmit(struct sroce_qp *qp, struct sk_buff_head *list)
+void sroce_xmit(struct sroce_qp *qp, struct sk_buff_head *list, bool paced)
 {
+	struct sroce_tx_ctx *ctx = qp->tx;
 	struct dst_entry *dst;
 	struct sk_buff *skb;
 
@@ -115,15 +154,18 @@ void sroce_xmit(struct sroce_qp *qp, struct sk_buff_head *list)
 	local_bh_disable();
 	dst = qp->av.ipv6 ? sroce_route6(qp) : sroce_route4(qp);
 	while ((skb = __skb_dequeue(list))) {
-		if (!dst || !refcount_inc_not_zero(&qp->refs)) {
+		if (!dst) {
 			sroce_count(qp->sdev, SROCE_CNT_TX_DROP);
 			kfree_skb(skb);
 			continue;
 		}
-		atomic_inc(&qp->tx_inflight);
-		skb_shinfo(skb)->destructor_arg = qp;
-		skb->destructor = sroce_tx_done;
-		sroce_count(qp->sdev, SROCE_CNT_TX_PACKETS);
+		if (paced) {
+			refcount_inc(&ctx->refs);
+			atomic_inc(&ctx->inflight);
+			skb_shinfo(skb)->destructor_arg = ctx;
+			skb->destructor = sroce_tx_done;
+		}
+	sroce_count(qp->sdev, SROCE_CNT_TX_PACKETS);
 		skb->dev = dst->dev;
 		skb_dst_set(skb, dst_clone(dst));
 		if (qp->av.ipv6) {
@@ -291,7 +333,7 @@ static int sroce_udp_rcv(struct sock *sk, struct sk_buff *skb)
 	else
 		kick = sroce_comp_rcv(qp, &rx);	/* requester may go on */
 	sroce_qp_unlock(qp, flags);
-	sroce_xmit(qp, &out);
+	sroce_xmit(qp, &out, false);
 	if (kick)
 		sroce_qp_kick(qp);
 put_qp:

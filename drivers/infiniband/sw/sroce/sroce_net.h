@@ -12,9 +12,39 @@
 
 struct sroce_qp;
 
+/*
+ * Transmit pacing: a QP produces packets only while fewer than
+ * SROCE_TX_HIGH of them are held by the stack (qdisc, driver ring), and
+ * the destructor of the one that brings the count down to SROCE_TX_LOW
+ * wakes it (SROCE_TX_THROTTLED says it waits). This is the flow control
+ * of READ responses, which a peer asks for up to 2 GiB at a time, and it
+ * keeps a fast requester from overflowing the device queue.
+ *
+ * The count lives in a context of its own, which each such packet
+ * references, not in the QP: a packet the stack cannot free for a while
+ * (a downed NIC's ring) must not keep the QP from being destroyed, nor
+ * the netdev from going away. The context holds a module reference
+ * until its last packet is freed, since its destructor is our code.
+ */
+#define SROCE_TX_HIGH		128
+#define SROCE_TX_LOW		32
+#define SROCE_TX_THROTTLED	0
+
+struct sroce_tx_ctx {
+	refcount_t		refs;		/* the QP's, one per packet */
+	atomic_t		inflight;	/* paced packets held */
+	unsigned long		flags;		/* SROCE_TX_THROTTLED */
+	struct sroce_qp __rcu	*qp;		/* to wake; NULL once destroyed */
+};
+
+int sroce_tx_ctx_create(struct sroce_qp *qp);
+void sroce_tx_ctx_detach(struct sroce_qp *qp);
+void sroce_tx_ctx_put(struct sroce_tx_ctx *ctx);
+
 struct sk_buff *sroce_pkt_new(struct sroce_qp *qp, struct sroce_hdrs *h,
 			      u32 payload_len, u8 **payload);
 void sroce_pkt_seal(struct sroce_qp *qp, struct sk_buff *skb);
-void sroce_xmit(struct sroce_qp *qp, struct sk_buff_head *list);
+void sroce_xmit(struct sroce_qp *qp, struct sk_buff_head *list,
+		bool paced);
 
 #endif /* SROCE_NET_H */

@@ -156,16 +156,18 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	refcount_set(&qp->refs, 1);
 	init_completion(&qp->released);
 	INIT_WORK(&qp->work, sroce_qp_work);
-	atomic_set(&qp->tx_inflight, 0);
 	timer_setup(&qp->retrans_timer, sroce_retrans_timer, 0);
 	timer_setup(&qp->rnr_timer, sroce_rnr_timer, 0);
 
 	err = dst_cache_init(&qp->dst_cache, GFP_KERNEL);
 	if (err)
 		return err;
-	err = sroce_qp_init_queues(qp, &init->cap, udata);
+	err = sroce_tx_ctx_create(qp);
 	if (err)
 		goto err_dst;
+	err = sroce_qp_init_queues(qp, &init->cap, udata);
+	if (err)
+		goto err_tx;
 
 	err = xa_alloc(&sdev->qp_table, &qpn, qp,
 		       XA_LIMIT(SROCE_MIN_QPN, SROCE_MAX_QPN), GFP_KERNEL);
@@ -189,6 +191,8 @@ err_xa:
 	xa_erase(&sdev->qp_table, qpn);
 err_queues:
 	sroce_qp_free_queues(qp);
+err_tx:
+	sroce_tx_ctx_put(qp->tx);
 err_dst:
 	dst_cache_destroy(&qp->dst_cache);
 	return err;
@@ -426,8 +430,14 @@ int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	struct sroce_qp *qp = to_sqp(ibqp);
 	unsigned long flags;
 
-	/* No new packets find it. */
+	/*
+	 * No new packet finds it, and no destructor of a packet the stack
+	 * still holds wakes it, once readers that found it before are gone
+	 * (a grace period: the RDMA core frees the QP when we return).
+	 * Those packets reference only qp->tx: we do not wait for them.
+	 */
 	xa_erase(&qp->sdev->qp_table, ibqp->qp_num);
+	sroce_tx_ctx_detach(qp);
 
 	/*
 	 * Engines back to idle: from now on no packet, timer, work item or
@@ -439,16 +449,15 @@ int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	sroce_sq_reset(&qp->sq_eng);
 	sroce_rq_reset(&qp->rq_eng);
 	sroce_qp_unlock(qp, flags);
+	synchronize_rcu();
 
-	/*
-	 * Wait for the packets being received and those the stack still
-	 * holds (each has a reference, see sroce_xmit()).
-	 */
+	/* Wait for the packets being received. */
 	sroce_qp_put(qp);
 	wait_for_completion(&qp->released);
 	del_timer_sync(&qp->retrans_timer);
 	del_timer_sync(&qp->rnr_timer);
 	cancel_work_sync(&qp->work);
+	sroce_tx_ctx_put(qp->tx);
 
 	sroce_qp_free_queues(qp);
 	dst_cache_destroy(&qp->dst_cache);

@@ -79,8 +79,7 @@ struct sroce_qp {
 	refcount_t		refs;		/* lookups from the rx path */
 	struct completion	released;
 	struct work_struct	work;
-	atomic_t		tx_inflight;	/* our skbs the stack holds */
-	unsigned long		tx_flags;	/* SROCE_TX_* bits */
+	struct sroce_tx_ctx	*tx;		/* pacing, see sroce_net.h */
 	spinlock_t		lock;		/* everything below */
 	u8			notify;		/* SROCE_NOTIFY_* to call */
 
@@ -134,18 +133,6 @@ static inline struct sroce_qp *to_sqp(struct ib_qp *ibqp)
 {
 	return container_of(ibqp, struct sroce_qp, ibqp);
 }
-
-/*
- * Transmit pacing: a QP stops producing packets while SROCE_TX_HIGH of
- * its packets are still held by the stack (qdisc, driver ring), and the
- * destructor of the one that brings the count down to SROCE_TX_LOW
- * wakes it (SROCE_TX_THROTTLED says it waits). This is the flow control
- * of READ responses, which the peer asks for up to 2 GiB at a time, and
- * it keeps a fast requester from overflowing the device queue.
- */
-#define SROCE_TX_HIGH		128
-#define SROCE_TX_LOW		32
-#define SROCE_TX_THROTTLED	0
 
 #define SROCE_NOTIFY_SCQ	BIT(0)
 #define SROCE_NOTIFY_RCQ	BIT(1)

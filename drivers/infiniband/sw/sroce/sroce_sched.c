@@ -56,23 +56,20 @@ void sroce_qp_unlock(struct sroce_qp *qp, unsigned long flags)
 
 /*
  * How many packets @qp may hand the stack now (see SROCE_TX_HIGH). At
- * none, the QP is marked as waiting before the count is read again, so
- * that the destructor that brings it down to SROCE_TX_LOW sees the mark
- * and wakes it.
+ * none, the QP is marked as waiting (a fully ordered test_and_set_bit())
+ * before the count is read again, so that the destructor that brings it
+ * down to SROCE_TX_LOW sees the mark and wakes it.
  */
 static int sroce_qp_tx_room(struct sroce_qp *qp)
 {
-	int room = SROCE_TX_HIGH - atomic_read(&qp->tx_inflight);
+	struct sroce_tx_ctx *ctx = qp->tx;
+	int room = SROCE_TX_HIGH - atomic_read(&ctx->inflight);
 
 	if (room > 0)
 		return room;
-	set_bit(SROCE_TX_THROTTLED, &qp->tx_flags);
-	/* the mark before the re-read; pairs with atomic_dec_return() */
-	smp_mb__after_atomic();
-	room = SROCE_TX_HIGH - atomic_read(&qp->tx_inflight);
-	if (room <= 0)
+	if (!test_and_set_bit(SROCE_TX_THROTTLED, &ctx->flags))
 		sroce_count(qp->sdev, SROCE_CNT_TX_THROTTLED);
-	return room;
+	return SROCE_TX_HIGH - atomic_read(&ctx->inflight);
 }
 
 /*
@@ -98,7 +95,7 @@ static void sroce_qp_run(struct sroce_qp *qp)
 	more |= sroce_resp_read_run(qp, &out,
 				    clamp(room, 0, SROCE_REQ_BUDGET));
 	sroce_qp_unlock(qp, flags);
-	sroce_xmit(qp, &out);
+	sroce_xmit(qp, &out, true);
 	if (more && sroce_qp_tx_room(qp) > 0)
 		queue_work(sroce_wq, &qp->work);
 }
