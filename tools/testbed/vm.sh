@@ -17,7 +17,7 @@
 # kernel (default: newest /boot/vmlinuz-*-amd64). SROCE_KERNEL (a
 # bzImage) and SROCE_MODBASE (a directory holding lib/modules/KVER) boot
 # another kernel, such as make check-debug's; SROCE_APPEND adds to its
-# command line.
+# command line, SROCE_TCG_CPU replaces TCG's CPU model (max).
 #
 # Each guest sees the host's root read-only with a tmpfs overlay, so the
 # host's rdma-core/perftest and this tree's freshly built module are
@@ -85,7 +85,7 @@ mkdir -p "$OUT"
 if [ "${SROCE_KVM:-0}" = 1 ]; then
 	ACCEL=(-accel kvm -cpu host)
 else
-	ACCEL=(-accel tcg,thread=multi -cpu max)
+	ACCEL=(-accel tcg,thread=multi -cpu "${SROCE_TCG_CPU:-max}")
 fi
 
 # Two UDP ports on loopback per run, derived from our PID so that
