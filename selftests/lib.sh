@@ -126,8 +126,19 @@ mac_to_guid() {
 		"${b[3]}" "${b[4]}" "${b[5]}"
 }
 
+# hw_counter NAME [DEV]: a port counter of DEV (default sroce0)
+hw_counter() {
+	cat "/sys/class/infiniband/${2:-sroce0}/ports/1/hw_counters/$1"
+}
+
+# qdisc_backlog: the packets eth0's root qdisc holds now
+qdisc_backlog() {
+	tc -s qdisc show dev eth0 |
+		awk '$1 == "backlog" { sub("p", "", $3); print $3; exit }'
+}
+
 # Make the helpers usable from "check NAME bash -c '...'".
-export -f port_attr ibdev_exists wait_for mac_to_guid
+export -f port_attr ibdev_exists wait_for mac_to_guid hw_counter qdisc_backlog
 
 # sync_peer NAME [SECONDS]: in a pair of guests, wait until the peer has
 # reached the same named point (files in the run's shared directory).

@@ -13,10 +13,6 @@
 
 info=$SROCE_SYNC/halfwrite.info
 
-fatal_naks() {
-	cat /sys/class/infiniband/sroce0/ports/1/hw_counters/fatal_naks_sent
-}
-
 ktap_begin
 sroce_install_module || exit 1
 sroce_setup_net || exit 1
@@ -25,11 +21,11 @@ sync_peer ready
 
 prog=$SROCE_SRC/selftests/sroce/rc_verify
 if [ "$SROCE_ROLE" = a ]; then
-	naks0=$(fatal_naks)
+	naks0=$(hw_counter fatal_naks_sent)
 	"$prog" -d sroce0 -g 1 -s -t halfwrite -f "$info" > /tmp/verify.log 2>&1
 	rc=$?
 	check "remote access NAK sent (fatal_naks_sent +1)" \
-		test $(($(fatal_naks) - naks0)) -ge 1
+		test $(($(hw_counter fatal_naks_sent) - naks0)) -ge 1
 else
 	forge=(setpriv --reuid=nobody --regid=nogroup --clear-groups
 	       /usr/bin/python3 "$SROCE_SRC/selftests/sroce/roce_forge.py")

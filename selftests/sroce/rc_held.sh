@@ -12,13 +12,6 @@
 . "$(dirname "$0")/../lib.sh"
 
 PORT=18990
-# backlog: packets eth0's qdisc holds now
-backlog() {
-	tc -s qdisc show dev eth0 |
-		awk '$1 == "backlog" { sub("p", "", $3); print $3; exit }'
-}
-export -f backlog
-
 ktap_begin
 sroce_install_module || exit 1
 sroce_setup_net || exit 1
@@ -39,13 +32,13 @@ else
 	"${bw[@]}" "$SROCE_PEER_IP" > /tmp/app.log 2>&1 &
 	pid=$!
 	check "Writes flowing" wait_for "$(app_timeout)" bash -c \
-		"[ \$(cat /sys/class/infiniband/sroce0/ports/1/hw_counters/tx_packets) -gt 1000 ]"
+		"[ \$(hw_counter tx_packets) -gt 1000 ]"
 	modprobe sch_tbf
 	check "tbf at 1 kbit/s on eth0" tc qdisc add dev eth0 root tbf \
 		rate 1kbit burst 2kb limit 10mb
 	check "eth0's qdisc holds 32 or more of our packets" \
-		wait_for "$(app_timeout)" bash -c '[ "$(backlog)" -ge 32 ]'
-	diag "held: $(backlog) packets"
+		wait_for "$(app_timeout)" bash -c '[ "$(qdisc_backlog)" -ge 32 ]'
+	diag "held: $(qdisc_backlog) packets"
 	kill -9 "$pid"
 	# A safety net against a hang, which is many minutes here.
 	check "the killed writer is gone (its QP destroyed)" \
@@ -53,7 +46,7 @@ else
 	wait "$pid" 2>/dev/null
 	sync_peer killed
 	check "packets still held after the QP is gone" \
-		test "$(backlog)" -ge 1
+		test "$(qdisc_backlog)" -ge 1
 	check "rdma link delete with packets held" rdma link delete sroce0
 	check "module in use while packets are held" \
 		test "$(cat /sys/module/rdma_sroce/refcnt)" -gt 0

@@ -48,8 +48,7 @@ if [ -n "${SROCE_BACKLOG_MAX:-}" ]; then
 	(
 		max=0
 		while :; do
-			n=$(tc -s qdisc show dev eth0 |
-			    awk '$1 == "backlog" { sub("p", "", $3); print $3; exit }')
+			n=$(qdisc_backlog)
 			if [ "${n:-0}" -gt "$max" ]; then
 				max=$n
 				echo "$max" > /tmp/backlog.max
@@ -83,7 +82,7 @@ if [ -n "${SROCE_BACKLOG_MAX:-}" ]; then
 	# a answers b's READs: at this rate it must have waited for room.
 	[ "$SROCE_ROLE" = a ] &&
 		check "READ responder paced (tx_throttled > 0)" test \
-			"$(cat /sys/class/infiniband/sroce0/ports/1/hw_counters/tx_throttled)" -gt 0
+			"$(hw_counter tx_throttled)" -gt 0
 fi
 diag "counters: $(rdma statistic show link $dev/1 | tr -s ' ')"
 sync_peer done
