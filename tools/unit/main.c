@@ -14,5 +14,6 @@ int main(void)
 	test_icrc();
 	test_rc();
 	test_engine();
+	test_ud();
 	return tap_done();
 }

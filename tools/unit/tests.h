@@ -10,5 +10,6 @@ void test_psn(void);
 void test_icrc(void);
 void test_rc(void);
 void test_engine(void);
+void test_ud(void);
 
 #endif /* _SROCE_UNIT_TESTS_H */
