@@ -58,6 +58,8 @@ struct sroce_dev {
 	struct xarray		qp_table;	/* QPN -> struct sroce_qp */
 	struct xarray		mr_table;	/* key >> 8 -> struct sroce_mr */
 	u32			mr_next;	/* next index to try; xa lock */
+	struct xarray		ah_table;	/* AH number -> struct sroce_ah */
+	u32			ah_next;	/* next number to try; xa lock */
 	atomic64_t		counters[SROCE_CNT_NR];
 };
 

@@ -110,6 +110,10 @@ void sroce_sq_flush(struct sroce_qp *qp)
 	u32 mask = qp->sq.index_mask;
 	u32 posted, i;
 
+	if (sroce_qp_is_ud(qp)) {
+		sroce_ud_sq_flush(qp);
+		return;
+	}
 	del_timer(&qp->retrans_timer);
 	del_timer(&qp->rnr_timer);
 	for (i = e->comp; i != e->fetch; i++)

@@ -36,6 +36,13 @@ enum sroce_counter {
 	SROCE_CNT_RX_DROP_ADDRESS,	/* not from the RC QP's peer */
 	SROCE_CNT_RX_DROP_PKEY,		/* P_Key not ours */
 	SROCE_CNT_TX_THROTTLED,		/* a QP waits for its packets to drain */
+	SROCE_CNT_UD_DROP_OPCODE,	/* not a UD send, to a UD/GSI QP */
+	SROCE_CNT_UD_DROP_QKEY,		/* Q_Key not the QP's */
+	SROCE_CNT_UD_DROP_LENGTH,	/* datagram over the MTU */
+	SROCE_CNT_UD_DROP_NO_RECV,	/* no receive WQE posted */
+	SROCE_CNT_UD_DROP_STATE,	/* UD/GSI QP not ready to receive */
+	SROCE_CNT_UD_RECV_ERRORS,	/* delivered into a WQE in error */
+	SROCE_CNT_UD_BAD_SENDS,		/* UD send WQE refused (AH, length) */
 	SROCE_CNT_NR
 };
 

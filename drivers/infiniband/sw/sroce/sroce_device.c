@@ -113,6 +113,7 @@ int sroce_newlink(const char *ibdev_name, struct net_device *ndev)
 	INIT_LIST_HEAD(&sdev->list);
 	xa_init_flags(&sdev->qp_table, XA_FLAGS_ALLOC);
 	xa_init_flags(&sdev->mr_table, XA_FLAGS_ALLOC);
+	xa_init_flags(&sdev->ah_table, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_IRQ);
 	sroce_init_attr(sdev);
 	sroce_set_ops(sdev);
 
@@ -177,9 +178,11 @@ void sroce_dealloc_driver(struct ib_device *ibdev)
 	list_del_init(&sdev->list);
 	mutex_unlock(&sroce_devices_lock);
 	/* The core destroyed every QP and MR before calling us. */
-	WARN_ON(!xa_empty(&sdev->qp_table) || !xa_empty(&sdev->mr_table));
+	WARN_ON(!xa_empty(&sdev->qp_table) || !xa_empty(&sdev->mr_table) ||
+		!xa_empty(&sdev->ah_table));
 	xa_destroy(&sdev->qp_table);
 	xa_destroy(&sdev->mr_table);
+	xa_destroy(&sdev->ah_table);
 	dev_put(sdev->ndev);
 }
 

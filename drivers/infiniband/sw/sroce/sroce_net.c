@@ -37,49 +37,77 @@
 static struct socket *sroce_sock4;
 static struct socket *sroce_sock6;
 
-static struct dst_entry *sroce_route4(struct sroce_qp *qp)
+static struct dst_entry *sroce_lookup4(struct sroce_qp *qp,
+				       __be32 saddr, __be32 daddr)
 {
 	struct rtable *rt;
 	struct flowi4 fl;
-	__be32 saddr;
 
-	rt = dst_cache_get_ip4(&qp->dst_cache, &saddr);
-	if (rt)
-		return &rt->dst;
 	memset(&fl, 0, sizeof(fl));
 	fl.flowi4_oif = qp->sdev->ndev->ifindex;
 	fl.flowi4_proto = IPPROTO_UDP;
-	fl.saddr = qp->av.saddr;
-	fl.daddr = qp->av.daddr;
+	fl.saddr = saddr;
+	fl.daddr = daddr;
 	rt = ip_route_output_key(&init_net, &fl);
-	if (IS_ERR(rt))
-		return NULL;
-	dst_cache_set_ip4(&qp->dst_cache, &rt->dst, fl.saddr);
-	return &rt->dst;
+	return IS_ERR(rt) ? NULL : &rt->dst;
 }
 
-static struct dst_entry *sroce_route6(struct sroce_qp *qp)
+static struct dst_entry *sroce_lookup6(struct sroce_qp *qp,
+				       const struct in6_addr *saddr,
+				       const struct in6_addr *daddr)
 {
-	struct in6_addr saddr;
 	struct dst_entry *dst;
 	struct flowi6 fl;
 
 	if (!IS_ENABLED(CONFIG_IPV6) || !sroce_sock6)
 		return NULL;
-	dst = dst_cache_get_ip6(&qp->dst_cache, &saddr);
-	if (dst)
-		return dst;
 	memset(&fl, 0, sizeof(fl));
 	fl.flowi6_oif = qp->sdev->ndev->ifindex;
 	fl.flowi6_proto = IPPROTO_UDP;
-	fl.saddr = qp->av.saddr6;
-	fl.daddr = qp->av.daddr6;
+	fl.saddr = *saddr;
+	fl.daddr = *daddr;
 	dst = ipv6_stub->ipv6_dst_lookup_flow(&init_net, sroce_sock6->sk, &fl,
 					      NULL);
-	if (IS_ERR(dst))
-		return NULL;
-	dst_cache_set_ip6(&qp->dst_cache, dst, &fl.saddr);
+	return IS_ERR(dst) ? NULL : dst;
+}
+
+/* A connected QP's route (referenced), cached per QP. */
+static struct dst_entry *sroce_route_qp(struct sroce_qp *qp)
+{
+	struct dst_entry *dst;
+	struct in6_addr saddr6;
+	struct rtable *rt;
+	__be32 saddr;
+
+	if (qp->av.ipv6) {
+		dst = dst_cache_get_ip6(&qp->dst_cache, &saddr6);
+		if (dst)
+			return dst;
+		dst = sroce_lookup6(qp, &qp->av.saddr6, &qp->av.daddr6);
+		if (dst)
+			dst_cache_set_ip6(&qp->dst_cache, dst, &qp->av.saddr6);
+		return dst;
+	}
+	rt = dst_cache_get_ip4(&qp->dst_cache, &saddr);
+	if (rt)
+		return &rt->dst;
+	dst = sroce_lookup4(qp, qp->av.saddr, qp->av.daddr);
+	if (dst)
+		dst_cache_set_ip4(&qp->dst_cache, dst, qp->av.saddr);
 	return dst;
+}
+
+/*
+ * A datagram's route (referenced), from the addresses it carries: each
+ * UD send may go elsewhere, so nothing is cached.
+ */
+static struct dst_entry *sroce_route_pkt(struct sroce_qp *qp,
+					 struct sk_buff *skb)
+{
+	if (skb->protocol == htons(ETH_P_IP))
+		return sroce_lookup4(qp, ip_hdr(skb)->saddr,
+				     ip_hdr(skb)->daddr);
+	return sroce_lookup6(qp, &ipv6_hdr(skb)->saddr, &ipv6_hdr(skb)->daddr);
 }
 
 int sroce_tx_ctx_create(struct sroce_qp *qp)
@@ -145,16 +173,21 @@ static void sroce_tx_done(struct sk_buff *skb)
  */
 void sroce_xmit(struct sroce_qp *qp, struct sk_buff_head *list, bool paced)
 {
+	bool connected = qp->ibqp.qp_type == IB_QPT_RC;
 	struct sroce_tx_ctx *ctx = qp->tx;
-	struct dst_entry *dst;
+	struct dst_entry *dst = NULL;
 	struct sk_buff *skb;
 
 	if (skb_queue_empty(list))
 		return;
 	local_bh_disable();
-	dst = qp->av.ipv6 ? sroce_route6(qp) : sroce_route4(qp);
+	if (connected)
+		dst = sroce_route_qp(qp);
 	while ((skb = __skb_dequeue(list))) {
-		if (!dst) {
+		struct dst_entry *d;
+
+		d = connected ? dst_clone(dst) : sroce_route_pkt(qp, skb);
+		if (!d) {
 			sroce_count(qp->sdev, SROCE_CNT_TX_DROP);
 			kfree_skb(skb);
 			continue;
@@ -165,10 +198,10 @@ void sroce_xmit(struct sroce_qp *qp, struct sk_buff_head *list, bool paced)
 			skb_shinfo(skb)->destructor_arg = ctx;
 			skb->destructor = sroce_tx_done;
 		}
-	sroce_count(qp->sdev, SROCE_CNT_TX_PACKETS);
-		skb->dev = dst->dev;
-		skb_dst_set(skb, dst_clone(dst));
-		if (qp->av.ipv6) {
+		sroce_count(qp->sdev, SROCE_CNT_TX_PACKETS);
+		skb->dev = d->dev;
+		skb_dst_set(skb, d);
+		if (skb->protocol == htons(ETH_P_IPV6)) {
 			memset(IP6CB(skb), 0, sizeof(*IP6CB(skb)));
 			ip6_local_out(&init_net, sroce_sock6->sk, skb);
 		} else {
@@ -324,6 +357,15 @@ static int sroce_udp_rcv(struct sock *sk, struct sk_buff *skb)
 
 	__skb_queue_head_init(&out);
 	spin_lock_irqsave(&qp->lock, flags);
+	if (sroce_qp_is_ud(qp)) {
+		/* Datagrams come from anyone with the P_Key and Q_Key */
+		if (sroce_pkey_ok(rx.p.hdr.bth.pkey))
+			sroce_ud_rcv(qp, skb, &rx);
+		else
+			sroce_count(sdev, SROCE_CNT_RX_DROP_PKEY);
+		sroce_qp_unlock(qp, flags);
+		goto put_qp;
+	}
 	if (!sroce_rx_from_peer(qp, skb, &rx.p)) {
 		sroce_qp_unlock(qp, flags);
 		goto put_qp;

@@ -11,6 +11,7 @@
 #include "sroce/wire.h"
 
 struct sroce_qp;
+struct sroce_av;
 
 /*
  * Transmit pacing: a QP produces packets only while fewer than
@@ -43,7 +44,7 @@ void sroce_tx_ctx_put(struct sroce_tx_ctx *ctx);
 
 struct sk_buff *sroce_pkt_new(struct sroce_qp *qp, struct sroce_hdrs *h,
 			      u32 payload_len, u8 **payload);
-void sroce_pkt_seal(struct sroce_qp *qp, struct sk_buff *skb);
+void sroce_pkt_seal(const struct sroce_av *av, struct sk_buff *skb);
 void sroce_xmit(struct sroce_qp *qp, struct sk_buff_head *list,
 		bool paced);
 

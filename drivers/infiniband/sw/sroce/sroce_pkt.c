@@ -54,7 +54,7 @@ struct sk_buff *sroce_pkt_new(struct sroce_qp *qp, struct sroce_hdrs *h,
 	return skb;
 }
 
-static void sroce_push_ipv4(struct sroce_qp *qp, struct sk_buff *skb)
+static void sroce_push_ipv4(const struct sroce_av *av, struct sk_buff *skb)
 {
 	struct iphdr *iph;
 
@@ -63,40 +63,41 @@ static void sroce_push_ipv4(struct sroce_qp *qp, struct sk_buff *skb)
 	iph = ip_hdr(skb);
 	iph->version = 4;
 	iph->ihl = 5;
-	iph->tos = qp->av.tos;
+	iph->tos = av->tos;
 	iph->tot_len = htons(skb->len);
 	iph->frag_off = htons(IP_DF);
-	iph->ttl = qp->av.ttl;
+	iph->ttl = av->ttl;
 	iph->protocol = IPPROTO_UDP;
-	iph->saddr = qp->av.saddr;
-	iph->daddr = qp->av.daddr;
+	iph->saddr = av->saddr;
+	iph->daddr = av->daddr;
 	__ip_select_ident(&init_net, iph, 1);
 	ip_send_check(iph);
 	skb->protocol = htons(ETH_P_IP);
 }
 
-static void sroce_push_ipv6(struct sroce_qp *qp, struct sk_buff *skb)
+static void sroce_push_ipv6(const struct sroce_av *av, struct sk_buff *skb)
 {
 	struct ipv6hdr *ip6h;
 
 	__skb_push(skb, sizeof(*ip6h));
 	skb_reset_network_header(skb);
 	ip6h = ipv6_hdr(skb);
-	ip6_flow_hdr(ip6h, qp->av.tos, htonl(qp->av.flow_label));
+	ip6_flow_hdr(ip6h, av->tos, htonl(av->flow_label));
 	ip6h->payload_len = htons(skb->len - sizeof(*ip6h));
 	ip6h->nexthdr = IPPROTO_UDP;
-	ip6h->hop_limit = qp->av.ttl;
-	ip6h->saddr = qp->av.saddr6;
-	ip6h->daddr = qp->av.daddr6;
+	ip6h->hop_limit = av->ttl;
+	ip6h->saddr = av->saddr6;
+	ip6h->daddr = av->daddr6;
 	skb->protocol = htons(ETH_P_IPV6);
 }
 
 /*
- * Push UDP and IP headers for @qp's path and write the ICRC. The UDP
+ * Push UDP and IP headers for the path @av (a connected QP's, or a UD
+ * send's address handle) and write the ICRC. The UDP
  * checksum stays zero, for IPv6 too, as RoCEv2 senders do: the ICRC
  * covers the packet, and receivers' RoCE sockets accept it.
  */
-void sroce_pkt_seal(struct sroce_qp *qp, struct sk_buff *skb)
+void sroce_pkt_seal(const struct sroce_av *av, struct sk_buff *skb)
 {
 	struct udphdr *uh;
 	u32 icrc;
@@ -104,15 +105,15 @@ void sroce_pkt_seal(struct sroce_qp *qp, struct sk_buff *skb)
 	__skb_push(skb, sizeof(*uh));
 	skb_reset_transport_header(skb);
 	uh = udp_hdr(skb);
-	uh->source = qp->av.sport;
+	uh->source = av->sport;
 	uh->dest = htons(ROCE_V2_UDP_DPORT);
 	uh->len = htons(skb->len);
 	uh->check = 0;
 
-	if (qp->av.ipv6)
-		sroce_push_ipv6(qp, skb);
+	if (av->ipv6)
+		sroce_push_ipv6(av, skb);
 	else
-		sroce_push_ipv4(qp, skb);
+		sroce_push_ipv4(av, skb);
 
 	if (sroce_icrc_compute(skb->data, skb->len - SROCE_ICRC_LEN, &icrc))
 		icrc = 0;	/* cannot happen: we built these headers */

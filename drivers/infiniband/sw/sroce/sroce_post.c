@@ -21,6 +21,10 @@ static int sroce_post_one_send(struct sroce_qp *qp, const struct ib_send_wr *wr)
 
 	if (wr->num_sge < 0 || wr->num_sge > qp->sq_max_sge)
 		return -EINVAL;
+	if (sroce_qp_is_ud(qp) && (!ud_wr(wr)->ah ||
+				   (wr->opcode != IB_WR_SEND &&
+				    wr->opcode != IB_WR_SEND_WITH_IMM)))
+		return -EINVAL;
 	switch (wr->opcode) {
 	case IB_WR_SEND:
 	case IB_WR_SEND_WITH_IMM:
@@ -45,6 +49,12 @@ static int sroce_post_one_send(struct sroce_qp *qp, const struct ib_send_wr *wr)
 	    wr->opcode == IB_WR_RDMA_READ) {
 		wqe->wr.wr.rdma.remote_addr = rdma_wr(wr)->remote_addr;
 		wqe->wr.wr.rdma.rkey = rdma_wr(wr)->rkey;
+	}
+	if (sroce_qp_is_ud(qp)) {
+		wqe->wr.wr.ud.remote_qpn = ud_wr(wr)->remote_qpn;
+		wqe->wr.wr.ud.remote_qkey = ud_wr(wr)->remote_qkey;
+		wqe->wr.wr.ud.pkey_index = ud_wr(wr)->pkey_index;
+		wqe->wr.wr.ud.ah_num = to_sah(ud_wr(wr)->ah)->ah_num;
 	}
 	if (wr->send_flags & IB_SEND_INLINE) {
 		u8 *p = wqe->dma.inline_data;

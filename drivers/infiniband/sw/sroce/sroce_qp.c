@@ -4,7 +4,7 @@
  * QP number table, and moving a QP to the error state with its flush
  * completions. Posting is in sroce_post.c, scheduling in sroce_sched.c.
  *
- * Only RC QPs exist so far.
+ * RC, UD and GSI QPs; the datagram path is sroce_dgram.c.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -17,6 +17,7 @@
 #include <rdma/uverbs_ioctl.h>
 
 #include "sroce/psn.h"
+#include "sroce/ud.h"
 #include "sroce.h"
 #include "sroce_cq.h"
 #include "sroce_mr.h"
@@ -134,7 +135,19 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	u32 qpn;
 	int err;
 
-	if (init->qp_type != IB_QPT_RC || init->srq)
+	switch (init->qp_type) {
+	case IB_QPT_RC:
+	case IB_QPT_UD:
+		break;
+	case IB_QPT_GSI:
+		/* The MAD layer's, one per port */
+		if (udata || init->port_num != SROCE_PORT)
+			return -EINVAL;
+		break;
+	default:
+		return -EOPNOTSUPP;
+	}
+	if (init->srq)
 		return -EOPNOTSUPP;
 	if (init->create_flags)
 		return -EOPNOTSUPP;
@@ -169,8 +182,14 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	if (err)
 		goto err_tx;
 
-	err = xa_alloc(&sdev->qp_table, &qpn, qp,
-		       XA_LIMIT(SROCE_MIN_QPN, SROCE_MAX_QPN), GFP_KERNEL);
+	if (init->qp_type == IB_QPT_GSI) {
+		qpn = SROCE_GSI_QPN;
+		err = xa_insert(&sdev->qp_table, qpn, qp, GFP_KERNEL);
+	} else {
+		err = xa_alloc(&sdev->qp_table, &qpn, qp,
+			       XA_LIMIT(SROCE_MIN_QPN, SROCE_MAX_QPN),
+			       GFP_KERNEL);
+	}
 	if (err)
 		goto err_queues;
 	ibqp->qp_num = qpn;
@@ -227,32 +246,13 @@ static void sroce_qp_config_engines(struct sroce_qp *qp)
 
 static int sroce_qp_set_av(struct sroce_qp *qp, struct rdma_ah_attr *ah)
 {
-	const struct ib_global_route *grh = rdma_ah_read_grh(ah);
-	union {
-		struct sockaddr_in in;
-		struct sockaddr_in6 in6;
-	} src, dst;
+	__be16 sport = qp->av.sport;	/* set with the destination QPN */
+	int err;
 
-	if (!(rdma_ah_get_ah_flags(ah) & IB_AH_GRH) || !grh->sgid_attr)
-		return -EINVAL;
-	if (grh->sgid_attr->gid_type != IB_GID_TYPE_ROCE_UDP_ENCAP)
-		return -EINVAL;
-	rdma_gid2ip((struct sockaddr *)&src, &grh->sgid_attr->gid);
-	rdma_gid2ip((struct sockaddr *)&dst, &grh->dgid);
-	if (src.in.sin_family != dst.in.sin_family)
-		return -EINVAL;		/* IPv4 to IPv6 cannot be routed */
-
-	qp->av.ipv6 = src.in.sin_family == AF_INET6;
-	if (qp->av.ipv6) {
-		qp->av.saddr6 = src.in6.sin6_addr;
-		qp->av.daddr6 = dst.in6.sin6_addr;
-	} else {
-		qp->av.saddr = src.in.sin_addr.s_addr;
-		qp->av.daddr = dst.in.sin_addr.s_addr;
-	}
-	qp->av.flow_label = grh->flow_label;
-	qp->av.tos = grh->traffic_class;
-	qp->av.ttl = grh->hop_limit ? grh->hop_limit : 64;
+	err = sroce_av_from_attr(&qp->av, ah);
+	if (err)
+		return err;
+	qp->av.sport = sport;
 	qp->ah_attr = *ah;
 	qp->ah_attr.grh.sgid_attr = NULL;
 	dst_cache_reset(&qp->dst_cache);
@@ -344,6 +344,7 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		sroce_rq_set_psn(&qp->rq_eng, attr->rq_psn);
 	if (mask & IB_QP_SQ_PSN) {
 		qp->sq_psn = sroce_psn_mask(attr->sq_psn);
+		qp->ud_psn = qp->sq_psn;
 		sroce_sq_set_psn(&qp->sq_eng, attr->sq_psn);
 	}
 	if (mask & IB_QP_MAX_QP_RD_ATOMIC)

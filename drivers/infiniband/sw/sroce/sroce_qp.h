@@ -30,6 +30,7 @@
 
 #include "sroce/rc_engine.h"
 #include "sroce/wire.h"
+#include "sroce_ah.h"
 #include "sroce_mr.h"
 #include "sroce_queue.h"
 
@@ -59,18 +60,6 @@ struct sroce_rwqe {
 	u32		length;
 	u32		num_sge;
 	struct rxe_sge	sge[];
-};
-
-struct sroce_av {
-	bool		ipv6;
-	__be32		saddr;
-	__be32		daddr;
-	struct in6_addr	saddr6;
-	struct in6_addr	daddr6;
-	u32		flow_label;
-	u8		tos;		/* or IPv6 traffic class */
-	u8		ttl;		/* or IPv6 hop limit */
-	__be16		sport;
 };
 
 struct sroce_qp {
@@ -110,6 +99,7 @@ struct sroce_qp {
 	u32			qkey;
 	u16			pkey_index;
 	u32			sq_psn;		/* as set, for query_qp */
+	u32			ud_psn;		/* next UD datagram's PSN */
 	struct rdma_ah_attr	ah_attr;
 	struct sroce_av		av;
 	struct dst_cache	dst_cache;
@@ -187,6 +177,18 @@ void sroce_qp_flush(struct sroce_qp *qp);
 enum ib_wc_opcode sroce_wc_opcode(u32 wr_opcode);
 int sroce_sge_copy(struct sroce_qp *qp, const struct rxe_sge *sge, u32 nsge,
 		   u32 off, void *buf, u32 len, enum sroce_copy_dir dir);
+
+/* UD and GSI QPs (sroce_dgram.c). */
+static inline bool sroce_qp_is_ud(const struct sroce_qp *qp)
+{
+	return qp->ibqp.qp_type == IB_QPT_UD || qp->ibqp.qp_type == IB_QPT_GSI;
+}
+
+bool sroce_ud_send_run(struct sroce_qp *qp, struct sk_buff_head *out,
+		       int budget);
+void sroce_ud_sq_flush(struct sroce_qp *qp);
+void sroce_ud_rcv(struct sroce_qp *qp, struct sk_buff *skb,
+		  const struct sroce_rxpkt *rx);
 
 /* Run the requester now if this context may send, else later. */
 void sroce_qp_kick(struct sroce_qp *qp);

@@ -34,7 +34,7 @@ static void sroce_resp_ack(struct sroce_qp *qp, struct sk_buff_head *out,
 	skb = sroce_pkt_new(qp, &h, 0, &payload);
 	if (!skb)
 		return;		/* the requester will time out and resend */
-	sroce_pkt_seal(qp, skb);
+	sroce_pkt_seal(&qp->av, skb);
 	__skb_queue_tail(out, skb);
 }
 
@@ -206,7 +206,7 @@ static int sroce_resp_read_build(struct sroce_qp *qp,
 		sroce_mr_copy(mr, rsp->va, payload, rsp->len, SROCE_FROM_MR);
 		sroce_mr_put(mr);
 	}
-	sroce_pkt_seal(qp, skb);
+	sroce_pkt_seal(&qp->av, skb);
 	__skb_queue_tail(out, skb);
 	return 0;
 }

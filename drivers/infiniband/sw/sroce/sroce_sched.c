@@ -90,10 +90,14 @@ static void sroce_qp_run(struct sroce_qp *qp)
 		return;
 	__skb_queue_head_init(&out);
 	spin_lock_irqsave(&qp->lock, flags);
-	more = sroce_req_run(qp, &out, min(room, SROCE_REQ_BUDGET));
-	room -= skb_queue_len(&out);
-	more |= sroce_resp_read_run(qp, &out,
-				    clamp(room, 0, SROCE_REQ_BUDGET));
+	if (sroce_qp_is_ud(qp)) {
+		more = sroce_ud_send_run(qp, &out, min(room, SROCE_REQ_BUDGET));
+	} else {
+		more = sroce_req_run(qp, &out, min(room, SROCE_REQ_BUDGET));
+		room -= skb_queue_len(&out);
+		more |= sroce_resp_read_run(qp, &out,
+					    clamp(room, 0, SROCE_REQ_BUDGET));
+	}
 	sroce_qp_unlock(qp, flags);
 	sroce_xmit(qp, &out, true);
 	if (more && sroce_qp_tx_room(qp) > 0)
