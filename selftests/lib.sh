@@ -208,6 +208,36 @@ pair_app() {
 	return $rc
 }
 
+# cm_listening PORT: an rdma_cm id of this host listens on PORT.
+cm_listening() {
+	rdma resource show cm_id | grep -q "state LISTEN .*:$1 *\$"
+}
+export -f cm_listening
+
+# pair_cm SERVER_ROLE PORT SERVER_CMD CLIENT_CMD: pair_app for programs
+# that connect through rdma_cm (the commands are bash -c strings): the
+# server is ready once one of its cm_ids listens on PORT. Output in
+# /tmp/app.log; returns this side's exit status.
+pair_cm() {
+	local srv=$1 port=$2 pid rc
+
+	PAIR_CM_STEP=$((${PAIR_CM_STEP:-0} + 1))
+	if [ "$SROCE_ROLE" = "$srv" ]; then
+		timeout "$(app_timeout)" bash -c "$3" > /tmp/app.log 2>&1 &
+		pid=$!
+		wait_for 60 cm_listening "$port"
+		sync_peer "cm$PAIR_CM_STEP"
+		wait "$pid"
+		rc=$?
+	else
+		sync_peer "cm$PAIR_CM_STEP"
+		timeout "$(app_timeout)" bash -c "$4" > /tmp/app.log 2>&1
+		rc=$?
+	fi
+	sync_peer "cmend$PAIR_CM_STEP"
+	return $rc
+}
+
 # ktap_import PREFIX FILE: another program's KTAP results as our own
 # test points, its diagnostics passed through.
 ktap_import() {

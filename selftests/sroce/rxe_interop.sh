@@ -5,7 +5,9 @@
 # the wire. Guest a runs rdma_rxe (rxe0), guest b sroce (sroce0). Stock
 # applications and rc_verify's data cases run in both directions (each
 # side once as server, once as client), so both implementations act as
-# requester and responder for every operation, over IPv4 and IPv6.
+# requester and responder for every operation, over IPv4 and IPv6; then
+# UD (ibv_ud_pingpong) and rdma_cm programs (rping, ucmatose, udaddy),
+# whose connections go through both GSI QPs.
 . "$(dirname "$0")/../lib.sh"
 
 ktap_begin
@@ -53,6 +55,30 @@ for srv in a b; do
 		ib_write_lat -d $dev -x 1 -F -s 64 -n 100
 	run $srv "ibv_rc_pingpong over IPv6 (link-local GID 0), $who" \
 		ibv_rc_pingpong -d $dev -g 0 -s 4096 -n 50
+done
+
+# UD and the RDMA CM (the GSI QPs of both talk), each side serving once.
+# cm SERVER_ROLE NAME PORT SERVER_CMD CLIENT_CMD
+cm() {
+	if pair_cm "$1" "$3" "$4" "$5"; then
+		ktap_ok "$2"
+	else
+		ktap_fail "$2"
+		tail -n 15 /tmp/app.log | sed 's/^/#   /'
+	fi
+}
+peer=$SROCE_PEER_IP
+for srv in a b; do
+	who="server $([ $srv = a ] && echo rxe || echo sroce)"
+	run $srv "ibv_ud_pingpong 1 KiB -c, $who" \
+		ibv_ud_pingpong -d $dev -g 1 -s 1024 -n 200 -c
+	cm $srv "rping -V 4 KiB, $who" 7174 \
+		"rping -s -a 0.0.0.0 -p 7174 -V -C 20 -S 4096" \
+		"rping -c -a $peer -p 7174 -V -C 20 -S 4096"
+	cm $srv "ucmatose 2 connections, $who" 7471 \
+		"ucmatose -p 7471 -c 2 -C 10" "ucmatose -s $peer -p 7471 -c 2 -C 10"
+	cm $srv "udaddy 2 connections, $who" 7174 \
+		"udaddy -c 2 -C 10" "udaddy -s $peer -c 2 -C 10"
 done
 
 # rc_verify's data cases, each side as server once.
