@@ -29,7 +29,7 @@ module_param(port, int, 0444);
 MODULE_PARM_DESC(port, "port to listen on");
 
 #define MSG_LEN		4096
-#define TIMEOUT_MS	60000	/* a safety net, not the thing tested */
+#define TIMEOUT_MS	180000	/* a safety net, not the thing tested */
 
 /* One side of the connection. */
 struct kc_end {
