@@ -60,6 +60,7 @@ struct sroce_dev {
 	u32			mr_next;	/* next index to try; xa lock */
 	struct xarray		ah_table;	/* AH number -> struct sroce_ah */
 	u32			ah_next;	/* next number to try; xa lock */
+	atomic_t		srq_next;	/* last SRQ number given */
 	atomic64_t		counters[SROCE_CNT_NR];
 };
 

@@ -4,8 +4,9 @@
  * by number a send WQE makes.
  *
  * Userspace names an AH in its UD WQEs only by the number create_ah
- * returned (the rxe provider's ABI); kernel callers' WQEs carry the same
- * number. Each send looks the number up, checks that the AH belongs to
+ * returned (the rxe provider's ABI); kernel callers' WQEs, in kernel
+ * memory, carry the address vector itself. Each user send looks the
+ * number up, checks that the AH belongs to
  * the QP's PD, and copies its address vector under the table lock, so a
  * number that is stale, forged or another process's sends nothing. The
  * provider's legacy full-AV WQE (number 0) is refused: it would let a
@@ -52,6 +53,8 @@ int sroce_av_from_attr(struct sroce_av *av, const struct rdma_ah_attr *attr)
 		av->saddr = src.in.sin_addr.s_addr;
 		av->daddr = dst.in.sin_addr.s_addr;
 	}
+	if (grh->flow_label >= BIT(20))
+		return -EINVAL;		/* it would overwrite the IPv6 version */
 	av->flow_label = grh->flow_label;
 	av->tos = grh->traffic_class;
 	av->ttl = grh->hop_limit ? grh->hop_limit : 64;
@@ -103,6 +106,12 @@ int sroce_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 		return err;
 	ah->attr = *init->ah_attr;
 	ah->attr.grh.sgid_attr = NULL;
+	/*
+	 * Kernel AHs need no number: kernel WQEs carry the address vector.
+	 * So no process creating AHs by the thousand can starve the CM.
+	 */
+	if (!udata)
+		return 0;
 
 	/*
 	 * Cyclic, so that a destroyed AH's number is not soon reused. The
@@ -116,7 +125,7 @@ int sroce_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 	if (err < 0)
 		return err == -EBUSY ? -ENOMEM : err;
 
-	if (udata) {
+	{
 		struct rxe_create_ah_resp resp = { .ah_num = ah->ah_num };
 
 		err = ib_copy_to_udata(udata, &resp,
@@ -132,7 +141,8 @@ int sroce_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 int sroce_destroy_ah(struct ib_ah *ibah, u32 flags)
 {
 	/* After this no send copies its address vector. */
-	sroce_ah_unlist(to_sdev(ibah->device), to_sah(ibah));
+	if (to_sah(ibah)->ah_num)
+		sroce_ah_unlist(to_sdev(ibah->device), to_sah(ibah));
 	return 0;
 }
 

@@ -27,7 +27,7 @@ struct sroce_ah {
 	struct ib_ah		ibah;
 	struct sroce_av		av;
 	struct rdma_ah_attr	attr;		/* for query_ah; no sgid_attr */
-	u32			ah_num;		/* in sdev->ah_table */
+	u32			ah_num;		/* in sdev->ah_table; 0: kernel */
 };
 
 static inline struct sroce_ah *to_sah(struct ib_ah *ibah)

@@ -41,6 +41,7 @@ static const struct rdma_stat_desc sroce_counter_descs[] = {
 	[SROCE_CNT_UD_DROP_QKEY].name = "rx_drop_qkey",
 	[SROCE_CNT_UD_DROP_LENGTH].name = "rx_drop_ud_length",
 	[SROCE_CNT_UD_DROP_NO_RECV].name = "rx_drop_no_recv_wqe",
+	[SROCE_CNT_UD_DROP_NO_ROOM].name = "rx_drop_ud_no_room",
 	[SROCE_CNT_UD_DROP_STATE].name = "rx_drop_qp_state",
 	[SROCE_CNT_UD_RECV_ERRORS].name = "ud_recv_errors",
 	[SROCE_CNT_UD_BAD_SENDS].name = "ud_bad_sends",

@@ -40,6 +40,7 @@ enum sroce_counter {
 	SROCE_CNT_UD_DROP_QKEY,		/* Q_Key not the QP's */
 	SROCE_CNT_UD_DROP_LENGTH,	/* datagram over the MTU */
 	SROCE_CNT_UD_DROP_NO_RECV,	/* no receive WQE posted */
+	SROCE_CNT_UD_DROP_NO_ROOM,	/* next receive WQE too small */
 	SROCE_CNT_UD_DROP_STATE,	/* UD/GSI QP not ready to receive */
 	SROCE_CNT_UD_RECV_ERRORS,	/* delivered into a WQE in error */
 	SROCE_CNT_UD_BAD_SENDS,		/* UD send WQE refused (AH, length) */

@@ -8,13 +8,15 @@
  * handle that is live and of the QP's PD, whose address vector is copied
  * for the packet. Each WQE is one packet, completed when it is handed to
  * the stack: UD is unreliable. A WQE that fails its checks completes in
- * error and moves the QP to the error state.
+ * error and moves the QP to the send queue error state (SQE).
  *
  * A received datagram is checked (opcode, Q_Key, P_Key, length) and
- * placed in the next receive WQE: 40 bytes of GRH, then the payload.
- * Without a posted receive WQE it is dropped; a WQE too small for it
- * completes with a local length error and the QP goes on. Every drop is
- * counted.
+ * placed in the next receive WQE (of the QP's RQ or its SRQ): 40 bytes
+ * of GRH, then the payload.
+ * Without a posted receive WQE, or if the next one is too small for it,
+ * it is dropped and the WQE stays posted (IBTA class D); a malformed WQE
+ * (too many SGEs) or a bad lkey completes in error and the QP goes on.
+ * Every drop is counted.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -72,7 +74,9 @@ static enum ib_wc_status sroce_ud_fetch(struct sroce_qp *qp,
 	if (hdr->wr.opcode != IB_WR_SEND &&
 	    hdr->wr.opcode != IB_WR_SEND_WITH_IMM)
 		return IB_WC_LOC_QP_OP_ERR;
-	if (flags & ~(IB_SEND_SIGNALED | IB_SEND_SOLICITED | IB_SEND_INLINE))
+	/* A fence orders nothing on UD, and there is no checksum offload */
+	if (flags & ~(IB_SEND_SIGNALED | IB_SEND_SOLICITED | IB_SEND_INLINE |
+		      IB_SEND_FENCE | IB_SEND_IP_CSUM))
 		return IB_WC_LOC_QP_OP_ERR;
 
 	memset(s, 0, sizeof(*s));
@@ -102,7 +106,14 @@ static enum ib_wc_status sroce_ud_fetch(struct sroce_qp *qp,
 	/* GSI sends name a P_Key index: ours has one entry */
 	if (hdr->wr.wr.ud.pkey_index >= SROCE_PORT_PKEY_TBL_LEN)
 		return IB_WC_LOC_QP_OP_ERR;
-	if (!sroce_ah_get_av(qp->sdev, qp->ibqp.pd, hdr->wr.wr.ud.ah_num, av))
+	/*
+	 * A user WQE names its AH by number; a kernel WQE (in kernel
+	 * memory) carries the address vector, copied at post time.
+	 */
+	if (!qp->user)
+		memcpy(av, &hdr->wr.wr.ud.av, sizeof(*av));
+	else if (!sroce_ah_get_av(qp->sdev, qp->ibqp.pd,
+				  hdr->wr.wr.ud.ah_num, av))
 		return IB_WC_LOC_QP_OP_ERR;
 	av->sport = htons(0xc000 | ((qp->ibqp.qp_num ^ s->remote_qpn) &
 				    0x3fff));
@@ -175,7 +186,13 @@ bool sroce_ud_send_run(struct sroce_qp *qp, struct sk_buff_head *out,
 					    dev_name(&qp->sdev->ibdev.dev),
 					    qp->ibqp.qp_num, st);
 			sroce_ud_send_wc(qp, hdr.wr.wr_id, st);
-			sroce_qp_error(qp);
+			/*
+			 * Send queue error: the rest of the SQ flushes, the
+			 * QP goes on receiving, and SQE -> RTS recovers it
+			 * (as the MAD layer does for the GSI QP).
+			 */
+			WRITE_ONCE(qp->state, IB_QPS_SQE);
+			sroce_ud_sq_flush(qp);
 			return false;
 		}
 		if (qp->sig_all || (hdr.wr.send_flags & IB_SEND_SIGNALED))
@@ -207,32 +224,6 @@ static void sroce_ud_grh(struct sk_buff *skb, u8 *grh)
 		memcpy(grh + 20, ip_hdr(skb), sizeof(struct iphdr));
 	else
 		memcpy(grh, ipv6_hdr(skb), sizeof(struct ipv6hdr));
-}
-
-/* Copy the next receive WQE's SGE list into qp->rwqe; false if none. */
-static bool sroce_ud_take_rwqe(struct sroce_qp *qp)
-{
-	const struct rxe_recv_wqe *slot = sroce_queue_head(&qp->rq);
-	struct rxe_recv_wqe hdr;
-	u64 total = 0;
-	u32 i;
-
-	if (!slot)
-		return false;
-	memcpy(&hdr, slot, SROCE_RWQE_HDR);
-	qp->rwqe->wr_id = hdr.wr_id;
-	qp->rwqe->num_sge = hdr.dma.num_sge;
-	if (qp->rwqe->num_sge > qp->rq_max_sge) {
-		qp->rwqe->num_sge = 0;	/* holds nothing: length error */
-	} else {
-		memcpy(qp->rwqe->sge, slot->dma.sge,
-		       qp->rwqe->num_sge * sizeof(struct rxe_sge));
-		for (i = 0; i < qp->rwqe->num_sge; i++)
-			total += qp->rwqe->sge[i].length;
-	}
-	qp->rwqe->length = min_t(u64, total, U32_MAX);
-	sroce_queue_pop(&qp->rq);
-	return true;
 }
 
 /* What a kernel consumer (the CM) needs to answer: the packet's origin */
@@ -269,7 +260,7 @@ void sroce_ud_rcv(struct sroce_qp *qp, struct sk_buff *skb,
 	};
 
 	if (qp->state != IB_QPS_RTR && qp->state != IB_QPS_RTS &&
-	    qp->state != IB_QPS_SQD) {
+	    qp->state != IB_QPS_SQD && qp->state != IB_QPS_SQE) {
 		sroce_count(sdev, SROCE_CNT_UD_DROP_STATE);
 		return;
 	}
@@ -287,13 +278,20 @@ void sroce_ud_rcv(struct sroce_qp *qp, struct sk_buff *skb,
 		sroce_count(sdev, SROCE_CNT_UD_DROP_OPCODE);
 		return;
 	}
-	if (!sroce_ud_take_rwqe(qp)) {
+	switch (sroce_recv_take(qp, SROCE_GRH_LEN + rx->p.payload_len)) {
+	case SROCE_RECV_NONE:
 		sroce_count(sdev, SROCE_CNT_UD_DROP_NO_RECV);
 		return;
+	case SROCE_RECV_SHORT:
+		sroce_count(sdev, SROCE_CNT_UD_DROP_NO_ROOM);
+		return;
+	case SROCE_RECV_TAKEN:
+		break;
 	}
 
 	wc.wr_id = qp->rwqe->wr_id;
 	wc.status = IB_WC_SUCCESS;
+	qp->rwqe_valid = false;		/* completed below, whatever happens */
 	if (sroce_ud_rx_fits(&rx->p, qp->rwqe->length) != SROCE_UD_OK) {
 		wc.status = IB_WC_LOC_LEN_ERR;
 	} else {

@@ -22,6 +22,7 @@ static int sroce_post_one_send(struct sroce_qp *qp, const struct ib_send_wr *wr)
 	if (wr->num_sge < 0 || wr->num_sge > qp->sq_max_sge)
 		return -EINVAL;
 	if (sroce_qp_is_ud(qp) && (!ud_wr(wr)->ah ||
+				   ud_wr(wr)->ah->pd != qp->ibqp.pd ||
 				   (wr->opcode != IB_WR_SEND &&
 				    wr->opcode != IB_WR_SEND_WITH_IMM)))
 		return -EINVAL;
@@ -54,7 +55,11 @@ static int sroce_post_one_send(struct sroce_qp *qp, const struct ib_send_wr *wr)
 		wqe->wr.wr.ud.remote_qpn = ud_wr(wr)->remote_qpn;
 		wqe->wr.wr.ud.remote_qkey = ud_wr(wr)->remote_qkey;
 		wqe->wr.wr.ud.pkey_index = ud_wr(wr)->pkey_index;
-		wqe->wr.wr.ud.ah_num = to_sah(ud_wr(wr)->ah)->ah_num;
+		/* The ring is kernel memory: the AV itself, not a number */
+		BUILD_BUG_ON(sizeof(struct sroce_av) >
+			     sizeof(wqe->wr.wr.ud.av));
+		memcpy(&wqe->wr.wr.ud.av, &to_sah(ud_wr(wr)->ah)->av,
+		       sizeof(struct sroce_av));
 	}
 	if (wr->send_flags & IB_SEND_INLINE) {
 		u8 *p = wqe->dma.inline_data;
@@ -81,7 +86,9 @@ static int sroce_post_one_send(struct sroce_qp *qp, const struct ib_send_wr *wr)
 			wqe->dma.sge[i].lkey = wr->sg_list[i].lkey;
 		}
 		/* Refused here rather than failed later with the QP. */
-		if (total > SROCE_PORT_MAX_MSG_SZ)
+		if (total > SROCE_PORT_MAX_MSG_SZ ||
+		    (sroce_qp_is_ud(qp) &&
+		     total > ib_mtu_enum_to_int(sroce_active_mtu(qp->sdev))))
 			return -EINVAL;
 		wqe->dma.num_sge = wr->num_sge;
 	}
@@ -102,10 +109,12 @@ int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 			*bad_wr = wr;
 			return -EINVAL;
 		}
-		if (READ_ONCE(qp->state) == IB_QPS_ERR) {
-			/* What is posted in the error state completes flushed */
+		if (READ_ONCE(qp->state) == IB_QPS_ERR ||
+		    READ_ONCE(qp->state) == IB_QPS_SQE) {
+			/* What is posted in an error state completes flushed */
 			spin_lock_irqsave(&qp->lock, flags);
-			if (qp->state == IB_QPS_ERR)
+			if (qp->state == IB_QPS_ERR ||
+			    qp->state == IB_QPS_SQE)
 				sroce_sq_flush(qp);
 			sroce_qp_unlock(qp, flags);
 			return 0;
@@ -127,7 +136,7 @@ int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 			break;
 		}
 	}
-	if (qp->state == IB_QPS_ERR)
+	if (qp->state == IB_QPS_ERR || qp->state == IB_QPS_SQE)
 		sroce_sq_flush(qp);
 	sroce_qp_unlock(qp, flags);
 	sroce_qp_kick(qp);
@@ -142,7 +151,7 @@ int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	int err = 0;
 	int i;
 
-	if (qp->user) {
+	if (qp->user || qp->srq) {
 		*bad_wr = wr;
 		return -EINVAL;		/* user RQs are posted in the ring */
 	}

@@ -74,10 +74,20 @@ static int sroce_qp_init_queues(struct sroce_qp *qp, struct ib_qp_cap *cap,
 	if (err)
 		return err;
 
-	qp->rq_max_sge = max_t(u32, cap->max_recv_sge, 1);
-	err = sroce_queue_init(&qp->rq, udata, max_t(u32, cap->max_recv_wr, 1),
-			       SROCE_RWQE_HDR +
-			       qp->rq_max_sge * sizeof(struct rxe_sge));
+	/*
+	 * With an SRQ, receive WQEs come from it: the QP's own RQ is a
+	 * kernel-only stub that stays empty, and userspace gets no mapping.
+	 */
+	if (qp->srq) {
+		qp->rq_max_sge = qp->srq->max_sge;
+		err = sroce_queue_init(&qp->rq, NULL, 1, SROCE_RWQE_HDR);
+	} else {
+		qp->rq_max_sge = max_t(u32, cap->max_recv_sge, 1);
+		err = sroce_queue_init(&qp->rq, udata,
+				       max_t(u32, cap->max_recv_wr, 1),
+				       SROCE_RWQE_HDR +
+				       qp->rq_max_sge * sizeof(struct rxe_sge));
+	}
 	if (err)
 		goto err_sq;
 
@@ -100,8 +110,8 @@ static int sroce_qp_init_queues(struct sroce_qp *qp, struct ib_qp_cap *cap,
 	cap->max_send_wr = slots - 1;
 	cap->max_send_sge = qp->sq_max_sge;
 	cap->max_inline_data = qp->sq_max_inline;
-	cap->max_recv_wr = sroce_queue_slots(&qp->rq) - 1;
-	cap->max_recv_sge = qp->rq_max_sge;
+	cap->max_recv_wr = qp->srq ? 0 : sroce_queue_slots(&qp->rq) - 1;
+	cap->max_recv_sge = qp->srq ? 0 : qp->rq_max_sge;
 	return 0;
 
 err_mem:
@@ -147,8 +157,6 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	default:
 		return -EOPNOTSUPP;
 	}
-	if (init->srq)
-		return -EOPNOTSUPP;
 	if (init->create_flags)
 		return -EOPNOTSUPP;
 	if (udata && udata->inlen)
@@ -160,6 +168,7 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	qp->sdev = sdev;
 	qp->user = !!udata;
 	qp->sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;
+	qp->srq = init->srq ? to_ssrq(init->srq) : NULL;
 	qp->scq = to_scq(init->send_cq);
 	qp->rcq = to_scq(init->recv_cq);
 	qp->state = IB_QPS_RESET;
@@ -223,6 +232,8 @@ static void sroce_qp_reset(struct sroce_qp *qp)
 	sroce_sq_reset(&qp->sq_eng);
 	sroce_rq_reset(&qp->rq_eng);
 	qp->rwqe_valid = false;
+	qp->last_wqe_sent = false;
+	qp->ud_psn = 0;
 	/* The queues start empty again, as the provider expects. */
 	qp->sq.own = 0;
 	qp->rq.own = 0;
@@ -412,15 +423,16 @@ int sroce_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	attr->max_dest_rd_atomic = qp->max_dest_rd_atomic;
 	attr->ah_attr = qp->ah_attr;
 	attr->cap.max_send_wr = sroce_queue_slots(&qp->sq) - 1;
-	attr->cap.max_recv_wr = sroce_queue_slots(&qp->rq) - 1;
+	attr->cap.max_recv_wr = qp->srq ? 0 : sroce_queue_slots(&qp->rq) - 1;
 	attr->cap.max_send_sge = qp->sq_max_sge;
-	attr->cap.max_recv_sge = qp->rq_max_sge;
+	attr->cap.max_recv_sge = qp->srq ? 0 : qp->rq_max_sge;
 	attr->cap.max_inline_data = qp->sq_max_inline;
 	sroce_qp_unlock(qp, flags);
 
 	init->qp_type = ibqp->qp_type;
 	init->send_cq = ibqp->send_cq;
 	init->recv_cq = ibqp->recv_cq;
+	init->srq = ibqp->srq;
 	init->cap = attr->cap;
 	init->sq_sig_type = qp->sig_all ? IB_SIGNAL_ALL_WR : IB_SIGNAL_REQ_WR;
 	return 0;
@@ -476,9 +488,16 @@ void sroce_qp_flush(struct sroce_qp *qp)
 	sroce_rq_flush(qp);
 }
 
-/* To the error state, and flush. qp->lock held. */
+/*
+ * To the error state, and flush. A QP on an SRQ takes no more of its
+ * WQEs: IB_EVENT_QP_LAST_WQE_REACHED tells its owner. qp->lock held.
+ */
 void sroce_qp_error(struct sroce_qp *qp)
 {
+	if (qp->srq && !qp->last_wqe_sent) {
+		qp->last_wqe_sent = true;
+		qp->notify |= SROCE_NOTIFY_LAST_WQE;
+	}
 	WRITE_ONCE(qp->state, IB_QPS_ERR);
 	if (qp->sq_eng.state != SROCE_SQ_ERROR)
 		sroce_sq_fail(&qp->sq_eng, qp->sq_eng.comp,

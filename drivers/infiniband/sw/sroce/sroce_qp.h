@@ -33,6 +33,7 @@
 #include "sroce_ah.h"
 #include "sroce_mr.h"
 #include "sroce_queue.h"
+#include "sroce_srq.h"
 
 struct sroce_dev;
 struct sroce_cq;
@@ -78,7 +79,8 @@ struct sroce_qp {
 	struct sroce_cq		*scq;
 	struct sroce_cq		*rcq;
 	struct sroce_queue	sq;
-	struct sroce_queue	rq;
+	struct sroce_queue	rq;		/* unused with an SRQ */
+	struct sroce_srq	*srq;
 	u32			sq_max_sge;
 	u32			sq_max_inline;
 	u32			sq_data_size;	/* bytes after the WQE header */
@@ -116,6 +118,7 @@ struct sroce_qp {
 	struct sroce_rq_eng	rq_eng;
 	struct sroce_rwqe	*rwqe;
 	bool			rwqe_valid;	/* rwqe holds a taken WQE */
+	bool			last_wqe_sent;	/* LAST_WQE_REACHED raised */
 	struct sroce_rd_res	*rd_res;
 };
 
@@ -127,6 +130,8 @@ static inline struct sroce_qp *to_sqp(struct ib_qp *ibqp)
 #define SROCE_NOTIFY_SCQ	BIT(0)
 #define SROCE_NOTIFY_RCQ	BIT(1)
 #define SROCE_NOTIFY_SQ_DRAINED	BIT(2)
+#define SROCE_NOTIFY_SRQ_LIMIT	BIT(3)
+#define SROCE_NOTIFY_LAST_WQE	BIT(4)
 
 void sroce_qp_post_cqe(struct sroce_qp *qp, struct sroce_cq *cq,
 		       const struct ib_wc *wc, bool solicited);

@@ -38,33 +38,13 @@ static void sroce_resp_ack(struct sroce_qp *qp, struct sk_buff_head *out,
 	__skb_queue_tail(out, skb);
 }
 
-/* Responder query: take the next receive WQE off the RQ into qp->rwqe. */
+/* Responder query: take the next receive WQE (RQ or SRQ) into qp->rwqe. */
 static int sroce_resp_take_rwqe(void *ctx, u32 *len)
 {
 	struct sroce_qp *qp = ctx;
-	const struct rxe_recv_wqe *slot;
-	struct rxe_recv_wqe hdr;
-	u64 total = 0;
-	u32 i;
 
-	slot = sroce_queue_head(&qp->rq);
-	if (!slot)
+	if (sroce_recv_take(qp, 0) != SROCE_RECV_TAKEN)
 		return -EAGAIN;
-	memcpy(&hdr, slot, SROCE_RWQE_HDR);
-	qp->rwqe->wr_id = hdr.wr_id;
-	qp->rwqe->num_sge = hdr.dma.num_sge;
-	if (qp->rwqe->num_sge > qp->rq_max_sge) {
-		/* holds nothing: any payload completes it in error */
-		qp->rwqe->num_sge = 0;
-	} else {
-		memcpy(qp->rwqe->sge, slot->dma.sge,
-		       qp->rwqe->num_sge * sizeof(struct rxe_sge));
-		for (i = 0; i < qp->rwqe->num_sge; i++)
-			total += qp->rwqe->sge[i].length;
-	}
-	qp->rwqe->length = min_t(u64, total, SROCE_PORT_MAX_MSG_SZ);
-	qp->rwqe_valid = true;
-	sroce_queue_pop(&qp->rq);
 	*len = qp->rwqe->length;
 	return 0;
 }

@@ -52,6 +52,25 @@ void sroce_qp_unlock(struct sroce_qp *qp, unsigned long flags)
 
 		qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
 	}
+	if ((notify & SROCE_NOTIFY_LAST_WQE) && qp->ibqp.event_handler) {
+		struct ib_event ev = {
+			.device = qp->ibqp.device,
+			.element.qp = &qp->ibqp,
+			.event = IB_EVENT_QP_LAST_WQE_REACHED,
+		};
+
+		qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
+	}
+	if ((notify & SROCE_NOTIFY_SRQ_LIMIT) &&
+	    qp->srq->ibsrq.event_handler) {
+		struct ib_event ev = {
+			.device = qp->ibqp.device,
+			.element.srq = &qp->srq->ibsrq,
+			.event = IB_EVENT_SRQ_LIMIT_REACHED,
+		};
+
+		qp->srq->ibsrq.event_handler(&ev, qp->srq->ibsrq.srq_context);
+	}
 }
 
 /*

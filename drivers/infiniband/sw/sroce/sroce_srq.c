@@ -1,0 +1,296 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Shared receive queues: create, modify (limit, resize), query, destroy,
+ * kernel posting; and sroce_recv_take(), where the responders take a
+ * receive WQE from a QP's own RQ or from its SRQ.
+ *
+ * An SRQ is a ring in the rxe provider's layout, like an RQ: userspace
+ * produces, the kernel consumes under srq->lock (taken inside the QP
+ * lock of whichever QP receives). Each WQE is copied once and checked
+ * on the copy. When the posted count falls below an armed limit, the
+ * limit disarms and IB_EVENT_SRQ_LIMIT_REACHED is raised once the QP
+ * lock is dropped.
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/uaccess.h>
+#include <rdma/uverbs_ioctl.h>
+
+#include "sroce.h"
+#include "sroce_param.h"
+#include "sroce_qp.h"
+#include "sroce_srq.h"
+
+static u32 sroce_srq_elem_size(u32 max_sge)
+{
+	return SROCE_RWQE_HDR + max_sge * sizeof(struct rxe_sge);
+}
+
+int sroce_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
+		     struct ib_udata *udata)
+{
+	struct sroce_dev *sdev = to_sdev(ibsrq->device);
+	struct sroce_srq *srq = to_ssrq(ibsrq);
+	struct ib_srq_attr *a = &init->attr;
+	int err;
+
+	if (init->srq_type != IB_SRQT_BASIC)
+		return -EOPNOTSUPP;
+	if (udata && udata->inlen)
+		return -EINVAL;
+	if (a->max_wr < 1 || a->max_wr > SROCE_MAX_SRQ_WR ||
+	    a->max_sge > SROCE_MAX_SRQ_SGE)
+		return -EINVAL;
+
+	spin_lock_init(&srq->lock);
+	srq->user = !!udata;
+	srq->max_sge = max_t(u32, a->max_sge, 1);
+	srq->srq_num = atomic_inc_return(&sdev->srq_next);
+	err = sroce_queue_init(&srq->q, udata, a->max_wr,
+			       sroce_srq_elem_size(srq->max_sge));
+	if (err)
+		return err;
+	a->max_wr = sroce_queue_slots(&srq->q) - 1;
+	a->max_sge = srq->max_sge;
+	/* An armed limit at create, as the spec allows */
+	srq->limit = a->srq_limit <= a->max_wr ? a->srq_limit : 0;
+
+	if (udata) {
+		struct rxe_create_srq_resp resp = { .srq_num = srq->srq_num };
+
+		sroce_queue_mminfo(&srq->q, &resp.mi);
+		err = ib_copy_to_udata(udata, &resp,
+				       min(udata->outlen, sizeof(resp)));
+		if (err) {
+			sroce_queue_destroy(&srq->q);
+			return err;
+		}
+	}
+	return 0;
+}
+
+/*
+ * A new ring of at least @max_wr slots holding the WQEs posted and not
+ * yet taken, in order. srq->lock is taken here; a user SRQ's provider
+ * holds its own lock around the command, so its producer index stands
+ * still.
+ */
+static int sroce_srq_resize(struct sroce_srq *srq, u32 max_wr,
+			    struct ib_udata *udata)
+{
+	u32 elem = sroce_srq_elem_size(srq->max_sge);
+	struct sroce_queue nq, old;
+	unsigned long flags;
+	u32 n, i;
+	int err;
+
+	struct rxe_modify_srq_cmd cmd;
+
+	if (max_wr < 1 || max_wr > SROCE_MAX_SRQ_WR)
+		return -EINVAL;
+	/* Where the provider wants the new ring's mminfo, before we switch */
+	if (udata && ib_copy_from_udata(&cmd, udata, sizeof(cmd)))
+		return -EFAULT;
+	err = sroce_queue_init(&nq, udata, max_wr, elem);
+	if (err)
+		return err;
+
+	spin_lock_irqsave(&srq->lock, flags);
+	n = sroce_queue_count(&srq->q);
+	if (n > sroce_queue_slots(&nq) - 1 || srq->limit > max_wr) {
+		spin_unlock_irqrestore(&srq->lock, flags);
+		sroce_queue_destroy(&nq);
+		return -EINVAL;
+	}
+	for (i = 0; i < n; i++)
+		memcpy(sroce_queue_slot(&nq, i),
+		       sroce_queue_slot(&srq->q, srq->q.own + i), elem);
+	nq.buf->producer_index = n;
+	old = srq->q;
+	srq->q = nq;
+	spin_unlock_irqrestore(&srq->lock, flags);
+	sroce_queue_destroy(&old);
+
+	/* The provider maps the new ring from what we write to its address */
+	if (udata) {
+		struct mminfo mi;
+
+		sroce_queue_mminfo(&srq->q, &mi);
+		if (copy_to_user(u64_to_user_ptr(cmd.mmap_info_addr), &mi,
+				 sizeof(mi)))
+			return -EFAULT;
+	}
+	return 0;
+}
+
+int sroce_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
+		     enum ib_srq_attr_mask mask, struct ib_udata *udata)
+{
+	struct sroce_srq *srq = to_ssrq(ibsrq);
+	unsigned long flags;
+	int err;
+
+	if (mask & ~(IB_SRQ_MAX_WR | IB_SRQ_LIMIT))
+		return -EINVAL;
+	if (mask & IB_SRQ_MAX_WR) {
+		err = sroce_srq_resize(srq, attr->max_wr, udata);
+		if (err)
+			return err;
+	}
+	if (mask & IB_SRQ_LIMIT) {
+		spin_lock_irqsave(&srq->lock, flags);
+		if (attr->srq_limit > sroce_queue_slots(&srq->q) - 1) {
+			spin_unlock_irqrestore(&srq->lock, flags);
+			return -EINVAL;
+		}
+		srq->limit = attr->srq_limit;
+		spin_unlock_irqrestore(&srq->lock, flags);
+	}
+	return 0;
+}
+
+int sroce_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr)
+{
+	struct sroce_srq *srq = to_ssrq(ibsrq);
+	unsigned long flags;
+
+	spin_lock_irqsave(&srq->lock, flags);
+	attr->max_wr = sroce_queue_slots(&srq->q) - 1;
+	attr->max_sge = srq->max_sge;
+	attr->srq_limit = srq->limit;
+	spin_unlock_irqrestore(&srq->lock, flags);
+	return 0;
+}
+
+/* The core calls this once no QP uses the SRQ. */
+int sroce_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
+{
+	sroce_queue_destroy(&to_ssrq(ibsrq)->q);
+	return 0;
+}
+
+/* Kernel SRQs: user SRQs are posted in the ring. Any context. */
+int sroce_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
+			const struct ib_recv_wr **bad_wr)
+{
+	struct sroce_srq *srq = to_ssrq(ibsrq);
+	unsigned long flags;
+	int err = 0;
+	int i;
+
+	if (srq->user) {
+		*bad_wr = wr;
+		return -EINVAL;
+	}
+	spin_lock_irqsave(&srq->lock, flags);
+	for (; wr; wr = wr->next) {
+		u32 prod = srq->q.buf->producer_index;
+		struct rxe_recv_wqe *wqe = sroce_queue_tail(&srq->q, prod);
+
+		if (!wqe || wr->num_sge < 0 || wr->num_sge > srq->max_sge) {
+			err = wqe ? -EINVAL : -ENOMEM;
+			*bad_wr = wr;
+			break;
+		}
+		memset(wqe, 0, SROCE_RWQE_HDR);
+		wqe->wr_id = wr->wr_id;
+		wqe->dma.num_sge = wr->num_sge;
+		for (i = 0; i < wr->num_sge; i++) {
+			wqe->dma.sge[i].addr = wr->sg_list[i].addr;
+			wqe->dma.sge[i].length = wr->sg_list[i].length;
+			wqe->dma.sge[i].lkey = wr->sg_list[i].lkey;
+		}
+		sroce_queue_publish(&srq->q, &prod);
+	}
+	spin_unlock_irqrestore(&srq->lock, flags);
+	return err;
+}
+
+/*
+ * Copy the WQE at @slot into qp->rwqe: its SGE list, checked. False if
+ * it has more SGEs than allowed: it then holds nothing, and any payload
+ * completes it in error.
+ */
+static bool sroce_recv_copy(struct sroce_qp *qp,
+			    const struct rxe_recv_wqe *slot, u32 max_sge)
+{
+	struct rxe_recv_wqe hdr;
+	u64 total = 0;
+	u32 i;
+
+	memcpy(&hdr, slot, SROCE_RWQE_HDR);
+	qp->rwqe->wr_id = hdr.wr_id;
+	qp->rwqe->num_sge = hdr.dma.num_sge;
+	if (qp->rwqe->num_sge > max_sge) {
+		qp->rwqe->num_sge = 0;
+		qp->rwqe->length = 0;
+		qp->rwqe_valid = true;
+		return false;
+	}
+	memcpy(qp->rwqe->sge, slot->dma.sge,
+	       qp->rwqe->num_sge * sizeof(struct rxe_sge));
+	for (i = 0; i < qp->rwqe->num_sge; i++)
+		total += qp->rwqe->sge[i].length;
+	qp->rwqe->length = min_t(u64, total, SROCE_PORT_MAX_MSG_SZ);
+	qp->rwqe_valid = true;
+	return true;
+}
+
+/*
+ * A well-formed WQE too small for a datagram of @need bytes is left
+ * posted, and the datagram dropped (IBTA class D): otherwise anyone could
+ * empty a GSI QP's receive queue with datagrams bigger than a MAD, and
+ * the MAD layer does not repost a receive that failed.
+ */
+static bool sroce_recv_short(struct sroce_qp *qp, bool wellformed, u32 need)
+{
+	if (!wellformed || qp->rwqe->length >= need)
+		return false;
+	qp->rwqe_valid = false;
+	return true;
+}
+
+/*
+ * Take the next receive WQE for @qp, from its SRQ if it has one, into
+ * qp->rwqe, if it holds @need bytes (see sroce_recv_short(); RC passes
+ * 0: its messages span WQE checks of their own). qp->lock held.
+ */
+enum sroce_recv sroce_recv_take(struct sroce_qp *qp, u32 need)
+{
+	struct sroce_srq *srq = qp->srq;
+	const struct rxe_recv_wqe *slot;
+	bool wellformed;
+	u32 left;
+
+	if (!srq) {
+		slot = sroce_queue_head(&qp->rq);
+		if (!slot)
+			return SROCE_RECV_NONE;
+		wellformed = sroce_recv_copy(qp, slot, qp->rq_max_sge);
+		if (sroce_recv_short(qp, wellformed, need))
+			return SROCE_RECV_SHORT;
+		sroce_queue_pop(&qp->rq);
+		return SROCE_RECV_TAKEN;
+	}
+
+	spin_lock(&srq->lock);
+	slot = sroce_queue_head(&srq->q);
+	if (!slot) {
+		spin_unlock(&srq->lock);
+		return SROCE_RECV_NONE;
+	}
+	wellformed = sroce_recv_copy(qp, slot, srq->max_sge);
+	if (sroce_recv_short(qp, wellformed, need)) {
+		spin_unlock(&srq->lock);
+		return SROCE_RECV_SHORT;
+	}
+	sroce_queue_pop(&srq->q);
+	left = sroce_queue_count(&srq->q);
+	if (srq->limit && left < srq->limit) {
+		srq->limit = 0;		/* one event per arming */
+		qp->notify |= SROCE_NOTIFY_SRQ_LIMIT;
+	}
+	spin_unlock(&srq->lock);
+	return SROCE_RECV_TAKEN;
+}
