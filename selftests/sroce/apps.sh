@@ -3,7 +3,8 @@
 #
 # Topology "pair": stock applications between the guests' sroce devices
 # (a serves, b connects): ibv_rc_pingpong at 64 B, 4 KiB and 1 MiB, with
-# polling and with completion events (-e), and perftest's send, write and
+# polling and with completion events (-e), ibv_srq_pingpong (four QPs on
+# one SRQ, data checked), and perftest's send, write and
 # read bandwidth and latency tests at 64 B, 4 KiB, 64 KiB and 1 MiB.
 # Each run must exit 0 on both sides.
 . "$(dirname "$0")/../lib.sh"
@@ -36,6 +37,10 @@ for s in 64 4096 1048576; do
 	run "ibv_rc_pingpong -s $s" ibv_rc_pingpong -d sroce0 -g 1 -s $s -n $n
 	run "ibv_rc_pingpong -s $s -e" ibv_rc_pingpong -d sroce0 -g 1 -s $s -n $n -e
 done
+# Four QPs sharing one SRQ on each side, received data checked.
+run "ibv_srq_pingpong -q 4 -c" ibv_srq_pingpong -d sroce0 -g 1 -q 4 -n 100 -c
+run "ibv_srq_pingpong -q 4 -c -e" \
+	ibv_srq_pingpong -d sroce0 -g 1 -q 4 -n 100 -c -e
 for t in send write read; do
 	for s in 64 4096 65536 1048576; do
 		n=200

@@ -6,7 +6,7 @@
 # applications and rc_verify's data cases run in both directions (each
 # side once as server, once as client), so both implementations act as
 # requester and responder for every operation, over IPv4 and IPv6; then
-# UD (ibv_ud_pingpong) and rdma_cm programs (rping, ucmatose, udaddy),
+# UD (ibv_ud_pingpong), SRQs (ibv_srq_pingpong) and rdma_cm programs (rping, ucmatose, udaddy),
 # whose connections go through both GSI QPs.
 . "$(dirname "$0")/../lib.sh"
 
@@ -72,6 +72,8 @@ for srv in a b; do
 	who="server $([ $srv = a ] && echo rxe || echo sroce)"
 	run $srv "ibv_ud_pingpong 1 KiB -c, $who" \
 		ibv_ud_pingpong -d $dev -g 1 -s 1024 -n 200 -c
+	run $srv "ibv_srq_pingpong -q 4 -c, $who" \
+		ibv_srq_pingpong -d $dev -g 1 -q 4 -n 100 -c
 	cm $srv "rping -V 4 KiB, $who" 7174 \
 		"rping -s -a 0.0.0.0 -p 7174 -V -C 20 -S 4096" \
 		"rping -c -a $peer -p 7174 -V -C 20 -S 4096"

@@ -92,6 +92,7 @@ if [ "$SROCE_ROLE" = a ]; then
 	qkey0=$(hw_counter rx_drop_qkey)
 	op0=$(hw_counter rx_drop_ud_opcode)
 	len0=$(hw_counter rx_drop_ud_length)
+	room0=$(hw_counter rx_drop_ud_no_room)
 	sync_peer counted
 	sync_peer forged
 	# grown NAME BEFORE N: the counter went up by exactly N
@@ -103,6 +104,13 @@ if [ "$SROCE_ROLE" = a ]; then
 		wait_for 60 grown rx_drop_ud_opcode "$op0" $N
 	check "datagram over the MTU: rx_drop_ud_length +$N" \
 		wait_for 60 grown rx_drop_ud_length "$len0" $N
+	# More than the MAD layer posts (512): had they used up its
+	# receive WQEs, the rping below could not connect.
+	atleast() { [ $(($(hw_counter "$1") - $2)) -ge "$3" ]; }
+	export -f atleast
+	check "600 datagrams too big for a MAD buffer: rx_drop_ud_no_room +512 or more" \
+		wait_for 60 atleast rx_drop_ud_no_room "$room0" 512
+	diag "rx_drop_ud_no_room +$(($(hw_counter rx_drop_ud_no_room) - room0))"
 	sync_peer checked
 else
 	forge=(setpriv --reuid=nobody --regid=nogroup --clear-groups
@@ -118,6 +126,8 @@ else
 		"${forge[@]}" --op ud --len 256 --fill 0x01
 	check "forge $N empty datagrams with the GSI Q_Key, as nobody" \
 		"${forge[@]}" --op ud --len 0
+	check "forge 600 of 512 B with the GSI Q_Key, as nobody" \
+		"${forge[@]}" --op ud --len 512 --count 600
 	sync_peer forged
 	sync_peer checked
 fi
