@@ -61,6 +61,9 @@ struct sroce_dev {
 	struct xarray		ah_table;	/* AH number -> struct sroce_ah */
 	u32			ah_next;	/* next number to try; xa lock */
 	atomic_t		srq_next;	/* last SRQ number given */
+	spinlock_t		mcg_lock;	/* mcg_list, nmcg */
+	struct list_head	mcg_list;	/* multicast groups */
+	u32			nmcg;
 	atomic64_t		counters[SROCE_CNT_NR];
 };
 

@@ -45,6 +45,7 @@ static const struct rdma_stat_desc sroce_counter_descs[] = {
 	[SROCE_CNT_UD_DROP_STATE].name = "rx_drop_qp_state",
 	[SROCE_CNT_UD_RECV_ERRORS].name = "ud_recv_errors",
 	[SROCE_CNT_UD_BAD_SENDS].name = "ud_bad_sends",
+	[SROCE_CNT_MCAST_DROP_NO_GROUP].name = "rx_drop_mcast_no_group",
 };
 
 /* The counter of each engine event (enum sroce_eng_event) */

@@ -44,6 +44,7 @@ enum sroce_counter {
 	SROCE_CNT_UD_DROP_STATE,	/* UD/GSI QP not ready to receive */
 	SROCE_CNT_UD_RECV_ERRORS,	/* delivered into a WQE in error */
 	SROCE_CNT_UD_BAD_SENDS,		/* UD send WQE refused (AH, length) */
+	SROCE_CNT_MCAST_DROP_NO_GROUP,	/* multicast with no QP attached */
 	SROCE_CNT_NR
 };
 

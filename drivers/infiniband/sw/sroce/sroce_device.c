@@ -72,6 +72,8 @@ static bool sroce_netdev_usable(struct net_device *ndev)
 	return ndev->type == ARPHRD_ETHER || ndev->type == ARPHRD_LOOPBACK;
 }
 
+static struct lock_class_key sroce_ah_table_key;
+
 int sroce_newlink(const char *ibdev_name, struct net_device *ndev)
 {
 	struct ib_device *other;
@@ -114,6 +116,14 @@ int sroce_newlink(const char *ibdev_name, struct net_device *ndev)
 	xa_init_flags(&sdev->qp_table, XA_FLAGS_ALLOC);
 	xa_init_flags(&sdev->mr_table, XA_FLAGS_ALLOC);
 	xa_init_flags(&sdev->ah_table, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_IRQ);
+	/*
+	 * The tables share xa_init_flags()'s lock class; the AH table's
+	 * lock is taken under QP locks (irqs off) and the others in process
+	 * context only: lockdep must tell them apart.
+	 */
+	lockdep_set_class(&sdev->ah_table.xa_lock, &sroce_ah_table_key);
+	spin_lock_init(&sdev->mcg_lock);
+	INIT_LIST_HEAD(&sdev->mcg_list);
 	sroce_init_attr(sdev);
 	sroce_set_ops(sdev);
 

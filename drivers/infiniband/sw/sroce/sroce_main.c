@@ -13,6 +13,8 @@
 #include <rdma/rdma_netlink.h>
 
 #include "sroce.h"
+#include "sroce_mcast.h"
+#include "sroce_net.h"
 
 struct workqueue_struct *sroce_wq;
 
@@ -31,26 +33,35 @@ static int __init sroce_init(void)
 
 	sroce_wq = alloc_workqueue("sroce", WQ_HIGHPRI | WQ_MEM_RECLAIM, 0);
 	if (!sroce_wq) {
-		sroce_net_exit();
-		return -ENOMEM;
+		err = -ENOMEM;
+		goto err_net;
 	}
-
+	err = sroce_mcast_init();
+	if (err)
+		goto err_wq;
 	err = sroce_netdev_events_init();
-	if (err) {
-		destroy_workqueue(sroce_wq);
-		sroce_net_exit();
-		return err;
-	}
+	if (err)
+		goto err_mcast;
 
 	rdma_link_register(&sroce_link_ops);
 	pr_info("loaded\n");
 	return 0;
+
+err_mcast:
+	sroce_mcast_exit();
+err_wq:
+	destroy_workqueue(sroce_wq);
+err_net:
+	sroce_net_exit();
+	return err;
 }
 
 static void __exit sroce_exit(void)
 {
 	rdma_link_unregister(&sroce_link_ops);
 	sroce_unregister_all();
+	sroce_tx_ctx_wait_all();
+	sroce_mcast_exit();		/* group leaves of the teardown */
 	sroce_netdev_events_exit();
 	destroy_workqueue(sroce_wq);
 	sroce_net_exit();

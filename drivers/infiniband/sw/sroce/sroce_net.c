@@ -21,6 +21,7 @@
 #include <linux/ip.h>
 #include <linux/skbuff.h>
 #include <linux/udp.h>
+#include <linux/wait_bit.h>
 #include <net/ip.h>
 #include <net/ip6_route.h>
 #include <net/ipv6.h>
@@ -31,6 +32,7 @@
 #include "sroce/icrc.h"
 #include "sroce/opcode.h"
 #include "sroce.h"
+#include "sroce_mcast.h"
 #include "sroce_net.h"
 #include "sroce_qp.h"
 
@@ -97,6 +99,13 @@ static struct dst_entry *sroce_route_qp(struct sroce_qp *qp)
 	return dst;
 }
 
+static bool sroce_skb_mcast(struct sk_buff *skb)
+{
+	if (skb->protocol == htons(ETH_P_IP))
+		return ipv4_is_multicast(ip_hdr(skb)->daddr);
+	return ipv6_addr_is_multicast(&ipv6_hdr(skb)->daddr);
+}
+
 /*
  * A datagram's route (referenced), from the addresses it carries: each
  * UD send may go elsewhere, so nothing is cached.
@@ -110,6 +119,9 @@ static struct dst_entry *sroce_route_pkt(struct sroce_qp *qp,
 	return sroce_lookup6(qp, &ipv6_hdr(skb)->saddr, &ipv6_hdr(skb)->daddr);
 }
 
+/* Transmit contexts alive: module exit waits for the last one */
+static atomic_t sroce_tx_ctxs = ATOMIC_INIT(0);
+
 int sroce_tx_ctx_create(struct sroce_qp *qp)
 {
 	struct sroce_tx_ctx *ctx = kzalloc(sizeof(*ctx), GFP_KERNEL);
@@ -118,7 +130,7 @@ int sroce_tx_ctx_create(struct sroce_qp *qp)
 		return -ENOMEM;
 	refcount_set(&ctx->refs, 1);
 	RCU_INIT_POINTER(ctx->qp, qp);
-	__module_get(THIS_MODULE);
+	atomic_inc(&sroce_tx_ctxs);
 	qp->tx = ctx;
 	return 0;
 }
@@ -127,8 +139,21 @@ void sroce_tx_ctx_put(struct sroce_tx_ctx *ctx)
 {
 	if (refcount_dec_and_test(&ctx->refs)) {
 		kfree(ctx);
-		module_put(THIS_MODULE);
+		if (atomic_dec_and_test(&sroce_tx_ctxs))
+			wake_up_var(&sroce_tx_ctxs);
 	}
+}
+
+/*
+ * Module exit, once every device (so every QP) is gone: wait for the
+ * packets the stack still holds, whose destructor is our code. Packets
+ * sent before the unload began hold a module reference (see
+ * sroce_xmit()), so this waits only for those sent while the devices
+ * were being torn down.
+ */
+void sroce_tx_ctx_wait_all(void)
+{
+	wait_var_event(&sroce_tx_ctxs, !atomic_read(&sroce_tx_ctxs));
 }
 
 /*
@@ -149,9 +174,10 @@ void sroce_tx_ctx_detach(struct sroce_qp *qp)
 static void sroce_tx_done(struct sk_buff *skb)
 {
 	struct sroce_tx_ctx *ctx = skb_shinfo(skb)->destructor_arg;
+	int left = atomic_dec_return(&ctx->inflight);
 	struct sroce_qp *qp;
 
-	if (atomic_dec_return(&ctx->inflight) <= SROCE_TX_LOW &&
+	if (left <= SROCE_TX_LOW &&
 	    test_and_clear_bit(SROCE_TX_THROTTLED, &ctx->flags)) {
 		rcu_read_lock();
 		qp = rcu_dereference(ctx->qp);
@@ -160,6 +186,8 @@ static void sroce_tx_done(struct sk_buff *skb)
 		rcu_read_unlock();
 	}
 	sroce_tx_ctx_put(ctx);
+	if (!left)
+		module_put(THIS_MODULE);	/* taken by the first in flight */
 }
 
 /*
@@ -194,13 +222,23 @@ void sroce_xmit(struct sroce_qp *qp, struct sk_buff_head *list, bool paced)
 		}
 		if (paced) {
 			refcount_inc(&ctx->refs);
-			atomic_inc(&ctx->inflight);
+			/*
+			 * While a QP has packets in the stack, the module
+			 * stays: their destructor is our code. A QP with
+			 * none pins nothing, so the MAD layer's QP1, which
+			 * lives as long as its device, does not keep
+			 * rmmod from tearing the devices down.
+			 */
+			if (atomic_inc_return(&ctx->inflight) == 1)
+				__module_get(THIS_MODULE);
 			skb_shinfo(skb)->destructor_arg = ctx;
 			skb->destructor = sroce_tx_done;
 		}
 		sroce_count(qp->sdev, SROCE_CNT_TX_PACKETS);
 		skb->dev = d->dev;
 		skb_dst_set(skb, d);
+		if (!connected && sroce_skb_mcast(skb))
+			sroce_mcast_loopback(qp->sdev, skb);
 		if (skb->protocol == htons(ETH_P_IPV6)) {
 			memset(IP6CB(skb), 0, sizeof(*IP6CB(skb)));
 			ip6_local_out(&init_net, sroce_sock6->sk, skb);
@@ -248,7 +286,7 @@ static bool sroce_owns(struct ib_device *ibdev)
  * match and at least one of the two keys is a full member, so 0xffff
  * and 0x7fff.
  */
-static bool sroce_pkey_ok(u16 pkey)
+bool sroce_pkey_ok(u16 pkey)
 {
 	return (pkey & 0x7fff) == (SROCE_DEFAULT_PKEY & 0x7fff) &&
 	       ((pkey | SROCE_DEFAULT_PKEY) & 0x8000);
@@ -347,6 +385,10 @@ static int sroce_udp_rcv(struct sock *sk, struct sk_buff *skb)
 	}
 	if (sroce_icrc_verify(ip, rx.bth + len - ip)) {
 		sroce_count(sdev, SROCE_CNT_RX_DROP_ICRC);
+		goto put_dev;
+	}
+	if (rx.p.hdr.bth.dqpn == SROCE_MCAST_QPN) {
+		sroce_mcast_rcv(sdev, skb, &rx);
 		goto put_dev;
 	}
 	qp = sroce_qp_get(sdev, rx.p.hdr.bth.dqpn);

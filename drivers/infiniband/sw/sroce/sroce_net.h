@@ -24,8 +24,8 @@ struct sroce_av;
  * The count lives in a context of its own, which each such packet
  * references, not in the QP: a packet the stack cannot free for a while
  * (a downed NIC's ring) must not keep the QP from being destroyed, nor
- * the netdev from going away. The context holds a module reference
- * until its last packet is freed, since its destructor is our code.
+ * the netdev from going away. The module is held while a context has
+ * packets in the stack, since their destructor is our code.
  */
 #define SROCE_TX_HIGH		128
 #define SROCE_TX_LOW		32
@@ -41,6 +41,8 @@ struct sroce_tx_ctx {
 int sroce_tx_ctx_create(struct sroce_qp *qp);
 void sroce_tx_ctx_detach(struct sroce_qp *qp);
 void sroce_tx_ctx_put(struct sroce_tx_ctx *ctx);
+void sroce_tx_ctx_wait_all(void);
+bool sroce_pkey_ok(u16 pkey);
 
 struct sk_buff *sroce_pkt_new(struct sroce_qp *qp, struct sroce_hdrs *h,
 			      u32 payload_len, u8 **payload);

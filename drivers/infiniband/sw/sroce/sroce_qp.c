@@ -20,6 +20,7 @@
 #include "sroce/ud.h"
 #include "sroce.h"
 #include "sroce_cq.h"
+#include "sroce_mcast.h"
 #include "sroce_mr.h"
 #include "sroce_net.h"
 #include "sroce_param.h"
@@ -443,6 +444,7 @@ int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	struct sroce_qp *qp = to_sqp(ibqp);
 	unsigned long flags;
 
+	sroce_mcast_detach_all(qp);
 	/*
 	 * No new packet finds it, and no destructor of a packet the stack
 	 * still holds wakes it, once readers that found it before are gone

@@ -1,0 +1,341 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Multicast: UD QPs attached to multicast groups.
+ *
+ * A RoCE v2 multicast GID is an IP multicast address: IPv4-mapped
+ * (::ffff:224.0.0.0/4) or IPv6 (ff00::/8). The first attach to a group
+ * adds its MAC to the netdev's filter and joins it at the IP layer
+ * (IGMP/MLD), so the stack accepts its datagrams; the last detach undoes
+ * both. That runs from an ordered work queue: the IP join needs RTNL,
+ * which an attach or a detach must not take (QPs are destroyed, and so
+ * detached, under RTNL when a netdev goes away), and the group list is
+ * a spinlock's, taken by the receive path.
+ *
+ * A datagram whose BTH names QPN 0xFFFFFF is delivered to every QP
+ * attached to the group of its destination address, each under its own
+ * lock with the same checks as any datagram (Q_Key, P_Key, room). One
+ * this device sends to a group reaches its own attached QPs as well
+ * (sroce_mcast_loopback()), as on an HCA's port.
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/igmp.h>
+#include <linux/inetdevice.h>
+#include <linux/slab.h>
+#include <linux/udp.h>
+#include <net/addrconf.h>
+#include <net/if_inet6.h>
+#include <net/ip.h>
+#include <net/ipv6.h>
+#include <rdma/ib_addr.h>
+
+#include "sroce.h"
+#include "sroce_counters.h"
+#include "sroce_mcast.h"
+#include "sroce_net.h"
+#include "sroce_param.h"
+#include "sroce_qp.h"
+
+struct sroce_mcg {
+	struct list_head	list;		/* sdev->mcg_list */
+	union ib_gid		gid;
+	struct list_head	qps;		/* struct sroce_mca */
+	u32			nqp;
+};
+
+/* One QP attached to one group */
+struct sroce_mca {
+	struct list_head	list;
+	struct sroce_qp		*qp;
+};
+
+struct sroce_mc_work {
+	struct work_struct	work;
+	struct net_device	*ndev;		/* held */
+	union ib_gid		gid;
+	bool			join;
+};
+
+static struct workqueue_struct *sroce_mc_wq;
+
+int sroce_mcast_init(void)
+{
+	sroce_mc_wq = alloc_ordered_workqueue("sroce_mc", 0);
+	return sroce_mc_wq ? 0 : -ENOMEM;
+}
+
+void sroce_mcast_exit(void)
+{
+	destroy_workqueue(sroce_mc_wq);	/* runs what is queued first */
+}
+
+static bool sroce_gid_is_v4(const union ib_gid *gid)
+{
+	return ipv6_addr_v4mapped((const struct in6_addr *)gid->raw);
+}
+
+static __be32 sroce_gid_v4(const union ib_gid *gid)
+{
+	return ((const struct in6_addr *)gid->raw)->s6_addr32[3];
+}
+
+/* The netdev's MAC filter and IGMP or MLD membership, from the queue. */
+static void sroce_mc_work_fn(struct work_struct *w)
+{
+	struct sroce_mc_work *mw = container_of(w, struct sroce_mc_work, work);
+	const struct in6_addr *a6 = (const struct in6_addr *)mw->gid.raw;
+	u8 mac[ETH_ALEN];
+
+	if (sroce_gid_is_v4(&mw->gid))
+		ip_eth_mc_map(sroce_gid_v4(&mw->gid), mac);
+	else
+		ipv6_eth_mc_map(a6, mac);
+	if (mw->join)
+		dev_mc_add(mw->ndev, mac);
+	else
+		dev_mc_del(mw->ndev, mac);
+
+	rtnl_lock();
+	if (sroce_gid_is_v4(&mw->gid)) {
+		struct in_device *in_dev = __in_dev_get_rtnl(mw->ndev);
+
+		if (in_dev && mw->join)
+			ip_mc_inc_group(in_dev, sroce_gid_v4(&mw->gid));
+		else if (in_dev)
+			ip_mc_dec_group(in_dev, sroce_gid_v4(&mw->gid));
+	} else if (IS_ENABLED(CONFIG_IPV6)) {
+		if (mw->join)
+			ipv6_dev_mc_inc(mw->ndev, a6);
+		else
+			ipv6_dev_mc_dec(mw->ndev, a6);
+	}
+	rtnl_unlock();
+	dev_put(mw->ndev);
+	kfree(mw);
+}
+
+/* Join or leave @gid on the netdev, from the ordered work queue. */
+static void sroce_mc_member(struct sroce_dev *sdev, const union ib_gid *gid,
+			    bool join, struct sroce_mc_work *mw)
+{
+	INIT_WORK(&mw->work, sroce_mc_work_fn);
+	mw->ndev = sdev->ndev;
+	dev_hold(mw->ndev);
+	mw->gid = *gid;
+	mw->join = join;
+	queue_work(sroce_mc_wq, &mw->work);
+}
+
+static struct sroce_mcg *sroce_mcg_find(struct sroce_dev *sdev,
+					const union ib_gid *gid)
+{
+	struct sroce_mcg *g;
+
+	list_for_each_entry(g, &sdev->mcg_list, list)
+		if (!memcmp(&g->gid, gid, sizeof(*gid)))
+			return g;
+	return NULL;
+}
+
+static bool sroce_gid_is_mcast(const union ib_gid *gid)
+{
+	const struct in6_addr *a6 = (const struct in6_addr *)gid->raw;
+
+	if (sroce_gid_is_v4(gid))
+		return ipv4_is_multicast(sroce_gid_v4(gid));
+	return ipv6_addr_is_multicast(a6);
+}
+
+int sroce_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid)
+{
+	struct sroce_dev *sdev = to_sdev(ibqp->device);
+	struct sroce_qp *qp = to_sqp(ibqp);
+	struct sroce_mcg *g, *ng;
+	struct sroce_mc_work *mw;
+	struct sroce_mca *a, *na;
+	unsigned long flags;
+	int err = 0;
+
+	if (ibqp->qp_type != IB_QPT_UD || !sroce_gid_is_mcast(gid))
+		return -EINVAL;
+	ng = kzalloc(sizeof(*ng), GFP_KERNEL);
+	na = kzalloc(sizeof(*na), GFP_KERNEL);
+	mw = kzalloc(sizeof(*mw), GFP_KERNEL);
+	if (!ng || !na || !mw) {
+		err = -ENOMEM;
+		goto out;
+	}
+
+	spin_lock_irqsave(&sdev->mcg_lock, flags);
+	g = sroce_mcg_find(sdev, gid);
+	if (!g) {
+		if (sdev->nmcg >= SROCE_MAX_MCAST_GRP) {
+			err = -ENOMEM;
+			goto unlock;
+		}
+		g = ng;
+		ng = NULL;
+		g->gid = *gid;
+		INIT_LIST_HEAD(&g->qps);
+		list_add_tail(&g->list, &sdev->mcg_list);
+		sdev->nmcg++;
+		sroce_mc_member(sdev, gid, true, mw);
+		mw = NULL;
+	}
+	list_for_each_entry(a, &g->qps, list)
+		if (a->qp == qp)
+			goto unlock;		/* attached already: no-op */
+	if (g->nqp >= SROCE_MAX_MCAST_QP_ATTACH) {
+		err = -ENOMEM;
+		goto unlock;
+	}
+	na->qp = qp;
+	list_add_tail(&na->list, &g->qps);
+	g->nqp++;
+	na = NULL;
+unlock:
+	spin_unlock_irqrestore(&sdev->mcg_lock, flags);
+out:
+	kfree(ng);
+	kfree(na);
+	kfree(mw);
+	return err;
+}
+
+/* Detach @qp from @g; sdev->mcg_lock held. Frees an emptied group. */
+static bool sroce_mcg_drop(struct sroce_dev *sdev, struct sroce_mcg *g,
+			   struct sroce_qp *qp, struct sroce_mc_work **mw)
+{
+	struct sroce_mca *a;
+
+	list_for_each_entry(a, &g->qps, list) {
+		if (a->qp != qp)
+			continue;
+		list_del(&a->list);
+		kfree(a);
+		if (--g->nqp == 0) {
+			list_del(&g->list);
+			sdev->nmcg--;
+			if (*mw) {
+				sroce_mc_member(sdev, &g->gid, false, *mw);
+				*mw = NULL;
+			}
+			kfree(g);
+		}
+		return true;
+	}
+	return false;
+}
+
+int sroce_detach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid)
+{
+	struct sroce_dev *sdev = to_sdev(ibqp->device);
+	struct sroce_mc_work *mw = kzalloc(sizeof(*mw), GFP_KERNEL);
+	struct sroce_mcg *g;
+	unsigned long flags;
+	bool found = false;
+
+	if (!mw)
+		return -ENOMEM;
+	spin_lock_irqsave(&sdev->mcg_lock, flags);
+	g = sroce_mcg_find(sdev, gid);
+	if (g)
+		found = sroce_mcg_drop(sdev, g, to_sqp(ibqp), &mw);
+	spin_unlock_irqrestore(&sdev->mcg_lock, flags);
+	kfree(mw);
+	return found ? 0 : -EINVAL;
+}
+
+/*
+ * The QP is being destroyed: detach it from every group, so that no
+ * datagram finds it afterwards. A caller should have detached it.
+ */
+void sroce_mcast_detach_all(struct sroce_qp *qp)
+{
+	struct sroce_dev *sdev = qp->sdev;
+	struct sroce_mcg *g, *tmp;
+	struct sroce_mc_work *mw;
+	unsigned long flags;
+	bool more = true;
+
+	if (qp->ibqp.qp_type != IB_QPT_UD)
+		return;
+	while (more) {
+		/* One work item per group left: allocated outside the lock */
+		mw = kzalloc(sizeof(*mw), GFP_KERNEL | __GFP_NOFAIL);
+		more = false;
+		spin_lock_irqsave(&sdev->mcg_lock, flags);
+		list_for_each_entry_safe(g, tmp, &sdev->mcg_list, list) {
+			if (sroce_mcg_drop(sdev, g, qp, &mw) && !mw) {
+				more = true;	/* used it up: go again */
+				break;
+			}
+		}
+		spin_unlock_irqrestore(&sdev->mcg_lock, flags);
+		kfree(mw);
+	}
+}
+
+/*
+ * A datagram we are about to send to a multicast group: QPs of this
+ * device attached to it receive it too, as on an HCA's port. (The stack
+ * does not loop it back: the RoCE socket, a UDP tunnel socket, has
+ * multicast loopback off.) Process or softirq context, no QP lock held.
+ */
+void sroce_mcast_loopback(struct sroce_dev *sdev, struct sk_buff *skb)
+{
+	struct sroce_rxpkt rx;
+	u32 len;
+
+	rx.bth = skb_transport_header(skb) + sizeof(struct udphdr);
+	len = skb_tail_pointer(skb) - rx.bth;
+	if (sroce_parse_bth_packet(rx.bth, len, &rx.p))
+		return;		/* cannot happen: we built it */
+	sroce_mcast_rcv(sdev, skb, &rx);
+}
+
+/*
+ * A datagram to the multicast QPN: deliver it to each QP attached to
+ * the group of its destination address. Softirq, or the sender's
+ * context for local delivery.
+ */
+void sroce_mcast_rcv(struct sroce_dev *sdev, struct sk_buff *skb,
+		     const struct sroce_rxpkt *rx)
+{
+	struct sroce_qp *qps[SROCE_MAX_MCAST_QP_ATTACH];
+	union ib_gid gid;
+	struct sroce_mcg *g;
+	struct sroce_mca *a;
+	unsigned long flags;
+	u32 n = 0, i;
+
+	if (skb->protocol == htons(ETH_P_IP))
+		ipv6_addr_set_v4mapped(ip_hdr(skb)->daddr,
+				       (struct in6_addr *)gid.raw);
+	else
+		memcpy(gid.raw, &ipv6_hdr(skb)->daddr, sizeof(gid.raw));
+
+	spin_lock_irqsave(&sdev->mcg_lock, flags);
+	g = sroce_mcg_find(sdev, &gid);
+	if (g)
+		list_for_each_entry(a, &g->qps, list)
+			if (n < ARRAY_SIZE(qps) &&
+			    refcount_inc_not_zero(&a->qp->refs))
+				qps[n++] = a->qp;
+	spin_unlock_irqrestore(&sdev->mcg_lock, flags);
+	if (!n) {
+		sroce_count(sdev, SROCE_CNT_MCAST_DROP_NO_GROUP);
+		return;
+	}
+
+	for (i = 0; i < n; i++) {
+		spin_lock_irqsave(&qps[i]->lock, flags);
+		if (sroce_pkey_ok(rx->p.hdr.bth.pkey))
+			sroce_ud_rcv(qps[i], skb, rx);
+		else
+			sroce_count(sdev, SROCE_CNT_RX_DROP_PKEY);
+		sroce_qp_unlock(qps[i], flags);
+		sroce_qp_put(qps[i]);
+	}
+}
