@@ -7,7 +7,9 @@
  *  2. the ICRC functions (as an IP packet);
  *  3. the ICRC functions again with the input wrapped in a well-formed
  *     IPv4 or IPv6 + UDP header, checking compute/verify agreement and that
- *     the masked fields do not change the result.
+ *     the masked fields do not change the result;
+ *  4. the UD receive rules on every accepted packet, as a UD QP and as the
+ *     GSI QP would apply them, against an oracle written here.
  * Any violated invariant aborts.
  */
 #include <stdint.h>
@@ -17,6 +19,7 @@
 #include "sroce/wire.h"
 #include "sroce/opcode.h"
 #include "sroce/icrc.h"
+#include "sroce/ud.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -32,6 +35,41 @@ static void check_ret(int ret)
 {
 	FUZZ_ASSERT(ret <= 0 && ret > -SROCE_DROP_NR);
 	FUZZ_ASSERT(strcmp(sroce_drop_reason_name(ret), "unknown") != 0);
+}
+
+/* UD receive rules against an oracle, for a UD QP and the GSI QP */
+static void fuzz_ud(const struct sroce_pkt *pkt)
+{
+	u8 op = pkt->hdr.bth.opcode;
+	bool ud = op == SROCE_UD_SEND_ONLY || op == SROCE_UD_SEND_ONLY_IMM;
+	u32 qkeys[2] = { 0x11223344, SROCE_GSI_QKEY };
+	u32 qpns[2] = { 0x20, SROCE_GSI_QPN };
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		struct sroce_ud_cfg cfg = { .qpn = qpns[i], .qkey = qkeys[i],
+					    .mtu = 1024, .pkey = 0xffff };
+		enum sroce_ud_status st = sroce_ud_rx_check(&cfg, pkt);
+		enum sroce_ud_status want;
+
+		if (!ud)
+			want = SROCE_UD_BAD_OPCODE;
+		else if (pkt->hdr.deth.qkey != qkeys[i])
+			want = SROCE_UD_BAD_QKEY;
+		else if (pkt->payload_len > cfg.mtu)
+			want = SROCE_UD_TOO_LONG;
+		else
+			want = SROCE_UD_OK;
+		FUZZ_ASSERT(st == want);
+		if (st != SROCE_UD_OK)
+			continue;
+		/* exactly GRH + payload bytes are needed */
+		FUZZ_ASSERT(sroce_ud_rx_fits(pkt, SROCE_GRH_LEN +
+					     pkt->payload_len) == SROCE_UD_OK);
+		FUZZ_ASSERT(sroce_ud_rx_fits(pkt, SROCE_GRH_LEN +
+					     pkt->payload_len - 1) ==
+			    SROCE_UD_NO_ROOM);
+	}
 }
 
 static void fuzz_parser(const u8 *data, size_t size)
@@ -69,6 +107,7 @@ static void fuzz_parser(const u8 *data, size_t size)
 	cmp = (pkt.info->mask & SROCE_MASK_CNP_RSVD) ? SROCE_BTH_LEN :
 						       pkt.hdr_len;
 	FUZZ_ASSERT(memcmp(out, data, cmp) == 0);
+	fuzz_ud(&pkt);
 }
 
 static void fuzz_icrc_raw(const u8 *data, size_t size)

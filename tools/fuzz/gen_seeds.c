@@ -65,6 +65,8 @@ int main(int argc, char **argv)
 		h.bth.dqpn = 0x11;
 		h.bth.psn = 0x123456;
 		h.aeth.syndrome = 0x1f;
+		h.deth.qkey = 0x80010000;	/* the GSI Q_Key: delivered */
+		h.deth.sqpn = 1;
 		total = sroce_pkt_len((u8)op, plen);
 		for (v = 0; v < 3; v++) {
 			size_t net = v == 0 ? 0 : v == 1 ? 28 : 48;
