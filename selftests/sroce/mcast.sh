@@ -8,7 +8,9 @@
 # by sroce's local delivery: the stack does not loop multicast back to
 # the RoCE socket). The groups are left once the programs exit. (The RDMA
 # CM of 6.1 refuses IPv6 multicast joins on RoCE v2, so mckey cannot
-# test IPv6 groups.)
+# test IPv6 groups.) Then mcast_verify on a: a QP attached twice to one
+# group is destroyed without detaching; one datagram to an IPv4 and to an
+# IPv6 group reaches the sending device's attached QP exactly once.
 . "$(dirname "$0")/../lib.sh"
 
 ktap_begin
@@ -63,6 +65,14 @@ mc "IPv4" 239.1.2.3 "$SROCE_IP" 2 1
 if [ "$SROCE_ROLE" = a ]; then
 	check "no datagram for an unjoined group: rx_drop_mcast_no_group is 0" \
 		test "$(hw_counter rx_drop_mcast_no_group)" -eq 0
+	# mcast_verify: attachments counted, IPv4 and IPv6 local delivery
+	g4=$(ibv_devinfo -v -d sroce0 | awk -v ip="::ffff:$SROCE_IP," \
+		'$0 ~ ip { sub(/.*GID\[ */, ""); sub(/\].*/, ""); print; exit }')
+	timeout "$(app_timeout)" "$SROCE_SRC/selftests/sroce/mcast_verify" \
+		-d sroce0 -4 "$g4" -6 0 > /tmp/mv.log 2>&1
+	rc=$?
+	ktap_import mcast_verify /tmp/mv.log
+	check "mcast_verify exit status" test "$rc" -eq 0
 fi
 diag "counters: $(rdma statistic show link sroce0/1 | tr -s ' ')"
 sync_peer done

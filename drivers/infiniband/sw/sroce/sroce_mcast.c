@@ -48,6 +48,12 @@ struct sroce_mcg {
 struct sroce_mca {
 	struct list_head	list;
 	struct sroce_qp		*qp;
+	/*
+	 * Attaches not yet detached: the core counts each successful
+	 * attach on the QP (usecnt) and each detach takes one back, and
+	 * RoCE ignores the LID that tells uverbs' copies apart.
+	 */
+	u32			refs;
 };
 
 struct sroce_mc_work {
@@ -183,14 +189,18 @@ int sroce_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid)
 		sroce_mc_member(sdev, gid, true, mw);
 		mw = NULL;
 	}
-	list_for_each_entry(a, &g->qps, list)
-		if (a->qp == qp)
-			goto unlock;		/* attached already: no-op */
+	list_for_each_entry(a, &g->qps, list) {
+		if (a->qp == qp) {
+			a->refs++;	/* attached already: count it */
+			goto unlock;
+		}
+	}
 	if (g->nqp >= SROCE_MAX_MCAST_QP_ATTACH) {
 		err = -ENOMEM;
 		goto unlock;
 	}
 	na->qp = qp;
+	na->refs = 1;
 	list_add_tail(&na->list, &g->qps);
 	g->nqp++;
 	na = NULL;
@@ -203,15 +213,21 @@ out:
 	return err;
 }
 
-/* Detach @qp from @g; sdev->mcg_lock held. Frees an emptied group. */
+/*
+ * Detach @qp from @g once (@all: completely); sdev->mcg_lock held.
+ * Frees an emptied group.
+ */
 static bool sroce_mcg_drop(struct sroce_dev *sdev, struct sroce_mcg *g,
-			   struct sroce_qp *qp, struct sroce_mc_work **mw)
+			   struct sroce_qp *qp, bool all,
+			   struct sroce_mc_work **mw)
 {
 	struct sroce_mca *a;
 
 	list_for_each_entry(a, &g->qps, list) {
 		if (a->qp != qp)
 			continue;
+		if (!all && --a->refs)
+			return true;
 		list_del(&a->list);
 		kfree(a);
 		if (--g->nqp == 0) {
@@ -241,7 +257,7 @@ int sroce_detach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid)
 	spin_lock_irqsave(&sdev->mcg_lock, flags);
 	g = sroce_mcg_find(sdev, gid);
 	if (g)
-		found = sroce_mcg_drop(sdev, g, to_sqp(ibqp), &mw);
+		found = sroce_mcg_drop(sdev, g, to_sqp(ibqp), false, &mw);
 	spin_unlock_irqrestore(&sdev->mcg_lock, flags);
 	kfree(mw);
 	return found ? 0 : -EINVAL;
@@ -267,7 +283,7 @@ void sroce_mcast_detach_all(struct sroce_qp *qp)
 		more = false;
 		spin_lock_irqsave(&sdev->mcg_lock, flags);
 		list_for_each_entry_safe(g, tmp, &sdev->mcg_list, list) {
-			if (sroce_mcg_drop(sdev, g, qp, &mw) && !mw) {
+			if (sroce_mcg_drop(sdev, g, qp, true, &mw) && !mw) {
 				more = true;	/* used it up: go again */
 				break;
 			}
@@ -292,6 +308,9 @@ void sroce_mcast_loopback(struct sroce_dev *sdev, struct sk_buff *skb)
 	len = skb_tail_pointer(skb) - rx.bth;
 	if (sroce_parse_bth_packet(rx.bth, len, &rx.p))
 		return;		/* cannot happen: we built it */
+	/* Sent to one QP at a group address: the members do not get it */
+	if (rx.p.hdr.bth.dqpn != SROCE_MCAST_QPN)
+		return;
 	sroce_mcast_rcv(sdev, skb, &rx);
 }
 
@@ -310,11 +329,17 @@ void sroce_mcast_rcv(struct sroce_dev *sdev, struct sk_buff *skb,
 	unsigned long flags;
 	u32 n = 0, i;
 
-	if (skb->protocol == htons(ETH_P_IP))
+	/* The multicast QPN at a unicast address: dropped, no lookup */
+	if (skb->protocol == htons(ETH_P_IP)) {
+		if (!ipv4_is_multicast(ip_hdr(skb)->daddr))
+			goto drop;
 		ipv6_addr_set_v4mapped(ip_hdr(skb)->daddr,
 				       (struct in6_addr *)gid.raw);
-	else
+	} else {
+		if (!ipv6_addr_is_multicast(&ipv6_hdr(skb)->daddr))
+			goto drop;
 		memcpy(gid.raw, &ipv6_hdr(skb)->daddr, sizeof(gid.raw));
+	}
 
 	spin_lock_irqsave(&sdev->mcg_lock, flags);
 	g = sroce_mcg_find(sdev, &gid);
@@ -324,10 +349,8 @@ void sroce_mcast_rcv(struct sroce_dev *sdev, struct sk_buff *skb,
 			    refcount_inc_not_zero(&a->qp->refs))
 				qps[n++] = a->qp;
 	spin_unlock_irqrestore(&sdev->mcg_lock, flags);
-	if (!n) {
-		sroce_count(sdev, SROCE_CNT_MCAST_DROP_NO_GROUP);
-		return;
-	}
+	if (!n)
+		goto drop;
 
 	for (i = 0; i < n; i++) {
 		spin_lock_irqsave(&qps[i]->lock, flags);
@@ -338,4 +361,7 @@ void sroce_mcast_rcv(struct sroce_dev *sdev, struct sk_buff *skb,
 		sroce_qp_unlock(qps[i], flags);
 		sroce_qp_put(qps[i]);
 	}
+	return;
+drop:
+	sroce_count(sdev, SROCE_CNT_MCAST_DROP_NO_GROUP);
 }

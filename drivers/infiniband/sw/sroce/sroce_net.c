@@ -154,6 +154,7 @@ void sroce_tx_ctx_put(struct sroce_tx_ctx *ctx)
 void sroce_tx_ctx_wait_all(void)
 {
 	wait_var_event(&sroce_tx_ctxs, !atomic_read(&sroce_tx_ctxs));
+	synchronize_rcu();	/* the last destructor has left our code */
 }
 
 /*
@@ -177,17 +178,21 @@ static void sroce_tx_done(struct sk_buff *skb)
 	int left = atomic_dec_return(&ctx->inflight);
 	struct sroce_qp *qp;
 
+	/*
+	 * A read-side section to the end, so that module exit's grace
+	 * period waits for us to leave this code (see sroce_exit()).
+	 */
+	rcu_read_lock();
 	if (left <= SROCE_TX_LOW &&
 	    test_and_clear_bit(SROCE_TX_THROTTLED, &ctx->flags)) {
-		rcu_read_lock();
 		qp = rcu_dereference(ctx->qp);
 		if (qp)
 			queue_work(sroce_wq, &qp->work);
-		rcu_read_unlock();
 	}
 	sroce_tx_ctx_put(ctx);
 	if (!left)
 		module_put(THIS_MODULE);	/* taken by the first in flight */
+	rcu_read_unlock();
 }
 
 /*
@@ -454,6 +459,13 @@ static struct socket *sroce_udp_open(bool ipv6)
 	if (err)
 		return ERR_PTR(err);
 	setup_udp_tunnel_sock(&init_net, sock, &tnl);
+	/*
+	 * That turns IPv4 multicast loopback off, not IPv6's: a datagram we
+	 * send to a group we joined would come back on top of the local
+	 * delivery of sroce_mcast_loopback().
+	 */
+	if (ipv6)
+		inet6_sk(sock->sk)->mc_loop = 0;
 	return sock;
 }
 

@@ -44,6 +44,7 @@ int sroce_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 		return -EINVAL;
 
 	spin_lock_init(&srq->lock);
+	mutex_init(&srq->modify_mutex);
 	srq->user = !!udata;
 	srq->max_sge = max_t(u32, a->max_sge, 1);
 	srq->srq_num = atomic_inc_return(&sdev->srq_next);
@@ -72,33 +73,49 @@ int sroce_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 
 /*
  * A new ring of at least @max_wr slots holding the WQEs posted and not
- * yet taken, in order. srq->lock is taken here; a user SRQ's provider
- * holds its own lock around the command, so its producer index stands
- * still.
+ * yet taken, in order, and the limit @limit (if given) checked against
+ * it, all applied at once or not at all. Called under srq->modify_mutex;
+ * a user SRQ's provider also holds its own lock around the command, so
+ * its producer index stands still.
  */
 static int sroce_srq_resize(struct sroce_srq *srq, u32 max_wr,
-			    struct ib_udata *udata)
+			    const u32 *limit, struct ib_udata *udata)
 {
 	u32 elem = sroce_srq_elem_size(srq->max_sge);
+	struct rxe_modify_srq_cmd cmd;
 	struct sroce_queue nq, old;
 	unsigned long flags;
-	u32 n, i;
+	u32 n, i, new_limit;
 	int err;
-
-	struct rxe_modify_srq_cmd cmd;
 
 	if (max_wr < 1 || max_wr > SROCE_MAX_SRQ_WR)
 		return -EINVAL;
-	/* Where the provider wants the new ring's mminfo, before we switch */
-	if (udata && ib_copy_from_udata(&cmd, udata, sizeof(cmd)))
-		return -EFAULT;
+	/* Where the provider wants the new ring's mminfo */
+	if (udata) {
+		if (udata->inlen < sizeof(cmd))
+			return -EINVAL;
+		if (ib_copy_from_udata(&cmd, udata, sizeof(cmd)))
+			return -EFAULT;
+	}
 	err = sroce_queue_init(&nq, udata, max_wr, elem);
 	if (err)
 		return err;
+	if (udata) {
+		struct mminfo mi;
+
+		sroce_queue_mminfo(&nq, &mi);
+		if (copy_to_user(u64_to_user_ptr(cmd.mmap_info_addr), &mi,
+				 sizeof(mi))) {
+			sroce_queue_destroy(&nq);
+			return -EFAULT;
+		}
+	}
 
 	spin_lock_irqsave(&srq->lock, flags);
 	n = sroce_queue_count(&srq->q);
-	if (n > sroce_queue_slots(&nq) - 1 || srq->limit > max_wr) {
+	new_limit = limit ? *limit : srq->limit;
+	if (n > sroce_queue_slots(&nq) - 1 ||
+	    new_limit > sroce_queue_slots(&nq) - 1) {
 		spin_unlock_irqrestore(&srq->lock, flags);
 		sroce_queue_destroy(&nq);
 		return -EINVAL;
@@ -109,18 +126,9 @@ static int sroce_srq_resize(struct sroce_srq *srq, u32 max_wr,
 	nq.buf->producer_index = n;
 	old = srq->q;
 	srq->q = nq;
+	srq->limit = new_limit;
 	spin_unlock_irqrestore(&srq->lock, flags);
 	sroce_queue_destroy(&old);
-
-	/* The provider maps the new ring from what we write to its address */
-	if (udata) {
-		struct mminfo mi;
-
-		sroce_queue_mminfo(&srq->q, &mi);
-		if (copy_to_user(u64_to_user_ptr(cmd.mmap_info_addr), &mi,
-				 sizeof(mi)))
-			return -EFAULT;
-	}
 	return 0;
 }
 
@@ -129,25 +137,26 @@ int sroce_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 {
 	struct sroce_srq *srq = to_ssrq(ibsrq);
 	unsigned long flags;
-	int err;
+	int err = 0;
 
 	if (mask & ~(IB_SRQ_MAX_WR | IB_SRQ_LIMIT))
 		return -EINVAL;
+	/* uverbs lets two modify commands of one SRQ run at once */
+	mutex_lock(&srq->modify_mutex);
 	if (mask & IB_SRQ_MAX_WR) {
-		err = sroce_srq_resize(srq, attr->max_wr, udata);
-		if (err)
-			return err;
-	}
-	if (mask & IB_SRQ_LIMIT) {
+		err = sroce_srq_resize(srq, attr->max_wr,
+				       mask & IB_SRQ_LIMIT ? &attr->srq_limit :
+							     NULL, udata);
+	} else if (mask & IB_SRQ_LIMIT) {
 		spin_lock_irqsave(&srq->lock, flags);
-		if (attr->srq_limit > sroce_queue_slots(&srq->q) - 1) {
-			spin_unlock_irqrestore(&srq->lock, flags);
-			return -EINVAL;
-		}
-		srq->limit = attr->srq_limit;
+		if (attr->srq_limit > sroce_queue_slots(&srq->q) - 1)
+			err = -EINVAL;
+		else
+			srq->limit = attr->srq_limit;
 		spin_unlock_irqrestore(&srq->lock, flags);
 	}
-	return 0;
+	mutex_unlock(&srq->modify_mutex);
+	return err;
 }
 
 int sroce_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr)

@@ -6,6 +6,7 @@
 #ifndef SROCE_SRQ_H
 #define SROCE_SRQ_H
 
+#include <linux/mutex.h>
 #include <rdma/ib_verbs.h>
 
 #include "sroce_queue.h"
@@ -15,6 +16,7 @@ struct sroce_qp;
 struct sroce_srq {
 	struct ib_srq		ibsrq;
 	spinlock_t		lock;		/* the queue, limit */
+	struct mutex		modify_mutex;	/* one modify at a time */
 	struct sroce_queue	q;
 	bool			user;
 	u32			max_sge;

@@ -1,0 +1,250 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * mcast_verify: multicast attachments through the stock rxe provider, on
+ * one device. A UD QP attached to a group twice (the LID differs, which
+ * RoCE ignores) must be detached twice before it can be destroyed, and a
+ * process that exits attached twice is cleaned up (uverbs detaches both;
+ * a lost count would leave the QP undestroyable and warn). Then for an
+ * IPv4 and an IPv6 group: one datagram sent to the group reaches the
+ * device's own attached QP exactly once, with its data.
+ *
+ *   mcast_verify -d DEV -4 GID_INDEX_V4 -6 GID_INDEX_V6
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <getopt.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/wait.h>
+#include <infiniband/verbs.h>
+
+#define QKEY		0x11110000
+#define MSG		256
+#define WAIT_S		300	/* a safety net, never the thing tested */
+
+static int n_ok, n_fail;
+
+static void ok(int cond, const char *what)
+{
+	printf("%sok %d %s\n", cond ? "" : "not ", ++n_ok + n_fail, what);
+	if (!cond)
+		n_fail++, n_ok--;
+	fflush(stdout);
+}
+
+static void die(const char *what)
+{
+	printf("not ok %d %s: %s\nBail out!\n", n_ok + n_fail + 1, what,
+	       strerror(errno));
+	exit(1);
+}
+
+struct ctx {
+	struct ibv_context *ibv;
+	struct ibv_pd *pd;
+	struct ibv_cq *cq;
+	struct ibv_mr *mr;
+	uint8_t buf[2 * (MSG + 40)];
+};
+
+static struct ibv_qp *ud_qp(struct ctx *c)
+{
+	struct ibv_qp_init_attr ia = {
+		.send_cq = c->cq, .recv_cq = c->cq, .qp_type = IBV_QPT_UD,
+		.cap = { .max_send_wr = 4, .max_recv_wr = 4,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .port_num = 1,
+				 .qkey = QKEY };
+	struct ibv_qp *qp = ibv_create_qp(c->pd, &ia);
+
+	if (!qp || ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+				 IBV_QP_PORT | IBV_QP_QKEY))
+		die("UD QP to INIT");
+	a.qp_state = IBV_QPS_RTR;
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE))
+		die("UD QP to RTR");
+	a.qp_state = IBV_QPS_RTS;
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN))
+		die("UD QP to RTS");
+	return qp;
+}
+
+/* Completions of kind @op within @secs seconds, up to @max */
+static int count_wc(struct ctx *c, enum ibv_wc_opcode op, int max, int secs,
+		    int *bad)
+{
+	time_t end = time(NULL) + secs;
+	int n = 0;
+
+	while (n < max && time(NULL) < end) {
+		struct ibv_wc wc;
+		int r = ibv_poll_cq(c->cq, 1, &wc);
+
+		if (r < 0)
+			die("ibv_poll_cq");
+		if (!r) {
+			usleep(1000);
+			continue;
+		}
+		if (wc.status != IBV_WC_SUCCESS) {
+			printf("# completion status %s\n",
+			       ibv_wc_status_str(wc.status));
+			(*bad)++;
+		} else if (wc.opcode == op) {
+			n++;
+			if (op == IBV_WC_RECV &&
+			    (wc.byte_len != MSG + 40 ||
+			     memcmp(c->buf + 40, c->buf + 2 * 40 + MSG, MSG)))
+				(*bad)++;
+		}
+	}
+	return n;
+}
+
+/* One datagram to @group from @snd reaches @rcv once. */
+static void one_to_group(struct ctx *c, const char *name, int gid_index,
+			 const char *group)
+{
+	struct ibv_ah_attr aa = { .is_global = 1, .port_num = 1 };
+	union ibv_gid gid;
+	struct ibv_qp *snd = ud_qp(c), *rcv = ud_qp(c);
+	struct ibv_sge rs = { .addr = (uintptr_t)c->buf, .length = MSG + 40,
+			      .lkey = c->mr->lkey };
+	struct ibv_sge ss = { .addr = (uintptr_t)c->buf + MSG + 2 * 40,
+			      .length = MSG, .lkey = c->mr->lkey };
+	struct ibv_recv_wr rw = { .sg_list = &rs, .num_sge = 1 }, *brw;
+	struct ibv_send_wr sw = { .sg_list = &ss, .num_sge = 1,
+				  .opcode = IBV_WR_SEND,
+				  .send_flags = IBV_SEND_SIGNALED }, *bsw;
+	char what[160];
+	int bad = 0, got, i;
+	struct ibv_ah *ah;
+
+	memset(&gid, 0, sizeof(gid));
+	if (strchr(group, ':')) {
+		inet_pton(AF_INET6, group, gid.raw);
+	} else {
+		gid.raw[10] = gid.raw[11] = 0xff;
+		inet_pton(AF_INET, group, gid.raw + 12);
+	}
+	snprintf(what, sizeof(what), "%s: attach a QP to %s", name, group);
+	ok(!ibv_attach_mcast(rcv, &gid, 0), what);
+	for (i = 0; i < MSG; i++)
+		c->buf[MSG + 2 * 40 + i] = (uint8_t)(i * 3 + name[3]);
+	if (ibv_post_recv(rcv, &rw, &brw) || ibv_post_recv(rcv, &rw, &brw))
+		die("ibv_post_recv");
+	aa.grh.dgid = gid;
+	aa.grh.sgid_index = gid_index;
+	aa.grh.hop_limit = 1;
+	ah = ibv_create_ah(c->pd, &aa);
+	if (!ah)
+		die("ibv_create_ah for the group");
+	sw.wr.ud.ah = ah;
+	sw.wr.ud.remote_qpn = 0xffffff;
+	sw.wr.ud.remote_qkey = QKEY;
+	if (ibv_post_send(snd, &sw, &bsw))
+		die("ibv_post_send");
+	ok(count_wc(c, IBV_WC_SEND, 1, WAIT_S, &bad) == 1 && !bad,
+	   "send to the group completes");
+	got = count_wc(c, IBV_WC_RECV, 1, WAIT_S, &bad);
+	snprintf(what, sizeof(what),
+		 "%s: the attached QP of the sending device receives it, data intact",
+		 name);
+	ok(got == 1 && !bad, what);
+	/* A second copy would come at once: the stack's own loopback */
+	got = count_wc(c, IBV_WC_RECV, 1, 2, &bad);
+	snprintf(what, sizeof(what), "%s: and only once", name);
+	ok(got == 0, what);
+	ok(!ibv_detach_mcast(rcv, &gid, 0), "detach");
+	ibv_destroy_ah(ah);
+	ibv_destroy_qp(snd);
+	ibv_destroy_qp(rcv);
+}
+
+int main(int argc, char **argv)
+{
+	struct ibv_device **list;
+	int g4 = -1, g6 = -1, i, opt, status;
+	pid_t child;
+	const char *dev = NULL;
+	union ibv_gid gid;
+	struct ibv_qp *qp;
+	struct ctx c;
+
+	memset(&c, 0, sizeof(c));
+	while ((opt = getopt(argc, argv, "d:4:6:")) != -1) {
+		if (opt == 'd')
+			dev = optarg;
+		else if (opt == '4')
+			g4 = atoi(optarg);
+		else if (opt == '6')
+			g6 = atoi(optarg);
+		else
+			return 2;
+	}
+	printf("KTAP version 1\n");
+	list = ibv_get_device_list(NULL);
+	for (i = 0; list && list[i]; i++)
+		if (!dev || !strcmp(ibv_get_device_name(list[i]), dev))
+			break;
+	if (!list || !list[i])
+		die("no such device");
+	c.ibv = ibv_open_device(list[i]);
+	c.pd = c.ibv ? ibv_alloc_pd(c.ibv) : NULL;
+	c.cq = c.ibv ? ibv_create_cq(c.ibv, 16, NULL, NULL, 0) : NULL;
+	c.mr = c.pd ? ibv_reg_mr(c.pd, c.buf, sizeof(c.buf),
+				 IBV_ACCESS_LOCAL_WRITE) : NULL;
+	if (!c.mr || !c.cq)
+		die("device, PD, CQ, MR");
+
+	/* Attached twice (the LID differs, which RoCE ignores) */
+	qp = ud_qp(&c);
+	memset(&gid, 0, sizeof(gid));
+	gid.raw[10] = gid.raw[11] = 0xff;
+	inet_pton(AF_INET, "239.9.9.9", gid.raw + 12);
+	ok(!ibv_attach_mcast(qp, &gid, 0), "attach a UD QP to 239.9.9.9");
+	ok(!ibv_attach_mcast(qp, &gid, 1),
+	   "attach it again (another LID, same group)");
+	ok(ibv_destroy_qp(qp) != 0,
+	   "destroy refused while attached (uverbs' rule)");
+	ok(!ibv_detach_mcast(qp, &gid, 0), "detach the first attachment");
+	ok(!ibv_detach_mcast(qp, &gid, 1), "detach the second one");
+	ok(!ibv_destroy_qp(qp), "then the destroy succeeds");
+	/* A process that exits attached twice: uverbs detaches both */
+	child = fork();
+	if (!child) {
+		struct ctx cc;
+
+		memset(&cc, 0, sizeof(cc));
+		cc.ibv = ibv_open_device(list[i]);
+		cc.pd = cc.ibv ? ibv_alloc_pd(cc.ibv) : NULL;
+		cc.cq = cc.ibv ? ibv_create_cq(cc.ibv, 16, NULL, NULL, 0) :
+				 NULL;
+		if (!cc.pd || !cc.cq)
+			_exit(1);
+		qp = ud_qp(&cc);
+		_exit(ibv_attach_mcast(qp, &gid, 0) ||
+		      ibv_attach_mcast(qp, &gid, 1) ? 1 : 0);
+	}
+	ok(child > 0 && waitpid(child, &status, 0) == child &&
+	   WIFEXITED(status) && !WEXITSTATUS(status),
+	   "a process exits attached twice (the kernel log must stay clean)");
+
+	one_to_group(&c, "IPv4", g4, "239.1.2.4");
+	one_to_group(&c, "IPv6", g6, "ff0e::1:2:4");
+
+	ibv_dereg_mr(c.mr);
+	ibv_destroy_cq(c.cq);
+	ibv_dealloc_pd(c.pd);
+	ibv_close_device(c.ibv);
+	ibv_free_device_list(list);
+	printf("1..%d\n", n_ok + n_fail);
+	return n_fail ? 1 : 0;
+}
