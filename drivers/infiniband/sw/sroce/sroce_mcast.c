@@ -65,17 +65,6 @@ struct sroce_mc_work {
 
 static struct workqueue_struct *sroce_mc_wq;
 
-int sroce_mcast_init(void)
-{
-	sroce_mc_wq = alloc_ordered_workqueue("sroce_mc", 0);
-	return sroce_mc_wq ? 0 : -ENOMEM;
-}
-
-void sroce_mcast_exit(void)
-{
-	destroy_workqueue(sroce_mc_wq);	/* runs what is queued first */
-}
-
 static bool sroce_gid_is_v4(const union ib_gid *gid)
 {
 	return ipv6_addr_v4mapped((const struct in6_addr *)gid->raw);
@@ -86,36 +75,84 @@ static __be32 sroce_gid_v4(const union ib_gid *gid)
 	return ((const struct in6_addr *)gid->raw)->s6_addr32[3];
 }
 
+/*
+ * What a join actually obtained, so that its leave undoes exactly that
+ * and never a membership someone else holds (rdma_cm joins IPv4 groups
+ * itself, sockets may too). Touched only from the ordered work queue.
+ */
+struct sroce_mc_held {
+	struct list_head	list;
+	struct net_device	*ndev;
+	union ib_gid		gid;
+	bool			mac;		/* dev_mc_add() succeeded */
+	bool			ip;		/* IGMP/MLD membership taken */
+};
+
+static LIST_HEAD(sroce_mc_held_list);
+
+static void sroce_mc_join(struct sroce_mc_work *mw, const u8 *mac)
+{
+	const struct in6_addr *a6 = (const struct in6_addr *)mw->gid.raw;
+	struct sroce_mc_held *h = kzalloc(sizeof(*h), GFP_KERNEL);
+	struct in_device *in_dev;
+
+	if (!h)
+		return;		/* no membership: datagrams are not accepted */
+	h->ndev = mw->ndev;
+	h->gid = mw->gid;
+	h->mac = !dev_mc_add(mw->ndev, mac);
+	if (sroce_gid_is_v4(&mw->gid)) {
+		in_dev = __in_dev_get_rtnl(mw->ndev);
+		if (in_dev) {
+			ip_mc_inc_group(in_dev, sroce_gid_v4(&mw->gid));
+			h->ip = true;
+		}
+	} else if (IS_ENABLED(CONFIG_IPV6)) {
+		h->ip = !ipv6_dev_mc_inc(mw->ndev, a6);
+	}
+	list_add(&h->list, &sroce_mc_held_list);
+}
+
+static void sroce_mc_leave(struct sroce_mc_work *mw, const u8 *mac)
+{
+	const struct in6_addr *a6 = (const struct in6_addr *)mw->gid.raw;
+	struct sroce_mc_held *h;
+	struct in_device *in_dev;
+
+	list_for_each_entry(h, &sroce_mc_held_list, list)
+		if (h->ndev == mw->ndev && !memcmp(&h->gid, &mw->gid,
+						   sizeof(h->gid)))
+			break;
+	if (list_entry_is_head(h, &sroce_mc_held_list, list))
+		return;		/* the join obtained nothing */
+	if (h->mac)
+		dev_mc_del(mw->ndev, mac);
+	if (h->ip && sroce_gid_is_v4(&mw->gid)) {
+		in_dev = __in_dev_get_rtnl(mw->ndev);
+		if (in_dev)
+			ip_mc_dec_group(in_dev, sroce_gid_v4(&mw->gid));
+	} else if (h->ip && IS_ENABLED(CONFIG_IPV6)) {
+		ipv6_dev_mc_dec(mw->ndev, a6);
+	}
+	list_del(&h->list);
+	kfree(h);
+}
+
 /* The netdev's MAC filter and IGMP or MLD membership, from the queue. */
 static void sroce_mc_work_fn(struct work_struct *w)
 {
 	struct sroce_mc_work *mw = container_of(w, struct sroce_mc_work, work);
-	const struct in6_addr *a6 = (const struct in6_addr *)mw->gid.raw;
 	u8 mac[ETH_ALEN];
 
 	if (sroce_gid_is_v4(&mw->gid))
 		ip_eth_mc_map(sroce_gid_v4(&mw->gid), mac);
 	else
-		ipv6_eth_mc_map(a6, mac);
-	if (mw->join)
-		dev_mc_add(mw->ndev, mac);
-	else
-		dev_mc_del(mw->ndev, mac);
-
+		ipv6_eth_mc_map((const struct in6_addr *)mw->gid.raw, mac);
 	rtnl_lock();
-	if (sroce_gid_is_v4(&mw->gid)) {
-		struct in_device *in_dev = __in_dev_get_rtnl(mw->ndev);
-
-		if (in_dev && mw->join)
-			ip_mc_inc_group(in_dev, sroce_gid_v4(&mw->gid));
-		else if (in_dev)
-			ip_mc_dec_group(in_dev, sroce_gid_v4(&mw->gid));
-	} else if (IS_ENABLED(CONFIG_IPV6)) {
-		if (mw->join)
-			ipv6_dev_mc_inc(mw->ndev, a6);
-		else
-			ipv6_dev_mc_dec(mw->ndev, a6);
-	}
+	if (mw->join)
+		sroce_mc_join(mw, mac);
+	else
+		sroce_mc_leave(mw, mac);
 	rtnl_unlock();
 	dev_put(mw->ndev);
 	kfree(mw);
@@ -364,4 +401,17 @@ void sroce_mcast_rcv(struct sroce_dev *sdev, struct sk_buff *skb,
 	return;
 drop:
 	sroce_count(sdev, SROCE_CNT_MCAST_DROP_NO_GROUP);
+}
+
+int sroce_mcast_init(void)
+{
+	sroce_mc_wq = alloc_ordered_workqueue("sroce_mc", 0);
+	return sroce_mc_wq ? 0 : -ENOMEM;
+}
+
+void sroce_mcast_exit(void)
+{
+	destroy_workqueue(sroce_mc_wq);	/* runs what is queued first */
+	/* Every device is gone, so every group was left */
+	WARN_ON(!list_empty(&sroce_mc_held_list));
 }
