@@ -66,8 +66,9 @@ static enum ib_wc_status sroce_ud_fetch(struct sroce_qp *qp,
 					struct sroce_ud_send *s,
 					struct sroce_av *av, void *data)
 {
-	u32 flags, i;
-	u64 total = 0;
+	enum ib_wc_status st;
+	u64 total;
+	u32 flags;
 
 	memcpy(hdr, slot, SROCE_SWQE_HDR);
 	flags = hdr->wr.send_flags;
@@ -86,23 +87,12 @@ static enum ib_wc_status sroce_ud_fetch(struct sroce_qp *qp,
 	s->remote_qpn = hdr->wr.wr.ud.remote_qpn;
 	s->remote_qkey = hdr->wr.wr.ud.remote_qkey;
 
-	if (flags & IB_SEND_INLINE) {
-		if (hdr->dma.length > qp->sq_max_inline)
-			return IB_WC_LOC_LEN_ERR;
-		s->length = hdr->dma.length;
-		memcpy(data, slot->dma.inline_data, s->length);
-	} else {
-		const struct rxe_sge *sge = data;
-
-		if (hdr->dma.num_sge > qp->sq_max_sge)
-			return IB_WC_LOC_LEN_ERR;
-		memcpy(data, slot->dma.sge, hdr->dma.num_sge * sizeof(*sge));
-		for (i = 0; i < hdr->dma.num_sge; i++)
-			total += sge[i].length;
-		if (total > SROCE_MAX_PAYLOAD)
-			return IB_WC_LOC_LEN_ERR;
-		s->length = total;
-	}
+	st = sroce_swqe_copy_data(qp, slot, hdr, data, &total);
+	if (st != IB_WC_SUCCESS)
+		return st;
+	if (total > SROCE_MAX_PAYLOAD)
+		return IB_WC_LOC_LEN_ERR;
+	s->length = total;
 	/* GSI sends name a P_Key index: ours has one entry */
 	if (hdr->wr.wr.ud.pkey_index >= SROCE_PORT_PKEY_TBL_LEN)
 		return IB_WC_LOC_QP_OP_ERR;

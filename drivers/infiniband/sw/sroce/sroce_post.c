@@ -109,12 +109,10 @@ int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 			*bad_wr = wr;
 			return -EINVAL;
 		}
-		if (READ_ONCE(qp->state) == IB_QPS_ERR ||
-		    READ_ONCE(qp->state) == IB_QPS_SQE) {
+		if (sroce_sq_flushes(READ_ONCE(qp->state))) {
 			/* What is posted in an error state completes flushed */
 			spin_lock_irqsave(&qp->lock, flags);
-			if (qp->state == IB_QPS_ERR ||
-			    qp->state == IB_QPS_SQE)
+			if (sroce_sq_flushes(qp->state))
 				sroce_sq_flush(qp);
 			sroce_qp_unlock(qp, flags);
 			return 0;
@@ -136,34 +134,31 @@ int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 			break;
 		}
 	}
-	if (qp->state == IB_QPS_ERR || qp->state == IB_QPS_SQE)
+	if (sroce_sq_flushes(qp->state))
 		sroce_sq_flush(qp);
 	sroce_qp_unlock(qp, flags);
 	sroce_qp_kick(qp);
 	return err;
 }
 
-int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
-		    const struct ib_recv_wr **bad_wr)
+/*
+ * Kernel callers' receive WRs into ring @q, a QP's RQ or an SRQ, each of
+ * at most @max_sge SGEs. The ring's lock is held. Returns 0, or the error
+ * with *@bad_wr set to the WR refused.
+ */
+int sroce_post_recv_ring(struct sroce_queue *q, u32 max_sge,
+			 const struct ib_recv_wr *wr,
+			 const struct ib_recv_wr **bad_wr)
 {
-	struct sroce_qp *qp = to_sqp(ibqp);
-	unsigned long flags;
-	int err = 0;
 	int i;
 
-	if (qp->user || qp->srq) {
-		*bad_wr = wr;
-		return -EINVAL;		/* user RQs are posted in the ring */
-	}
-	spin_lock_irqsave(&qp->lock, flags);
 	for (; wr; wr = wr->next) {
-		u32 prod = qp->rq.buf->producer_index;
-		struct rxe_recv_wqe *wqe = sroce_queue_tail(&qp->rq, prod);
+		u32 prod = q->buf->producer_index;
+		struct rxe_recv_wqe *wqe = sroce_queue_tail(q, prod);
 
-		if (!wqe || wr->num_sge > qp->rq_max_sge) {
-			err = wqe ? -EINVAL : -ENOMEM;
+		if (!wqe || wr->num_sge < 0 || wr->num_sge > max_sge) {
 			*bad_wr = wr;
-			break;
+			return wqe ? -EINVAL : -ENOMEM;
 		}
 		memset(wqe, 0, SROCE_RWQE_HDR);
 		wqe->wr_id = wr->wr_id;
@@ -173,8 +168,24 @@ int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 			wqe->dma.sge[i].length = wr->sg_list[i].length;
 			wqe->dma.sge[i].lkey = wr->sg_list[i].lkey;
 		}
-		sroce_queue_publish(&qp->rq, &prod);
+		sroce_queue_publish(q, &prod);
 	}
+	return 0;
+}
+
+int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+		    const struct ib_recv_wr **bad_wr)
+{
+	struct sroce_qp *qp = to_sqp(ibqp);
+	unsigned long flags;
+	int err;
+
+	if (qp->user || qp->srq) {
+		*bad_wr = wr;
+		return -EINVAL;		/* user RQs are posted in the ring */
+	}
+	spin_lock_irqsave(&qp->lock, flags);
+	err = sroce_post_recv_ring(&qp->rq, qp->rq_max_sge, wr, bad_wr);
 	if (qp->state == IB_QPS_ERR)
 		sroce_rq_flush(qp);
 	sroce_qp_unlock(qp, flags);

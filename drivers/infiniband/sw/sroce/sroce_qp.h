@@ -152,6 +152,15 @@ int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		    const struct ib_send_wr **bad_wr);
 int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		    const struct ib_recv_wr **bad_wr);
+int sroce_post_recv_ring(struct sroce_queue *q, u32 max_sge,
+			 const struct ib_recv_wr *wr,
+			 const struct ib_recv_wr **bad_wr);
+
+/* States in which what is posted to the SQ completes flushed */
+static inline bool sroce_sq_flushes(enum ib_qp_state state)
+{
+	return state == IB_QPS_ERR || state == IB_QPS_SQE;
+}
 
 /* A received packet: parsed headers and where its BTH starts. */
 struct sroce_rxpkt {
@@ -180,6 +189,10 @@ void sroce_rq_flush(struct sroce_qp *qp);
 void sroce_qp_error(struct sroce_qp *qp);
 void sroce_qp_flush(struct sroce_qp *qp);
 enum ib_wc_opcode sroce_wc_opcode(u32 wr_opcode);
+enum ib_wc_status sroce_swqe_copy_data(struct sroce_qp *qp,
+				       const struct rxe_send_wqe *slot,
+				       const struct rxe_send_wqe *hdr,
+				       void *data, u64 *length);
 int sroce_sge_copy(struct sroce_qp *qp, const struct rxe_sge *sge, u32 nsge,
 		   u32 off, void *buf, u32 len, enum sroce_copy_dir dir);
 

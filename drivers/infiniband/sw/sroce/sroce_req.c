@@ -52,6 +52,36 @@ static enum sroce_wr_kind sroce_wr_kind(u32 opcode)
 }
 
 /*
+ * Copy the data part of send WQE @slot, whose header is copied in @hdr,
+ * into @data: its inline bytes, or its SGE list (lkeys are checked when
+ * used). @length gets the message length. IB_WC_LOC_LEN_ERR if the WQE
+ * holds more than the QP allows.
+ */
+enum ib_wc_status sroce_swqe_copy_data(struct sroce_qp *qp,
+				       const struct rxe_send_wqe *slot,
+				       const struct rxe_send_wqe *hdr,
+				       void *data, u64 *length)
+{
+	const struct rxe_sge *sge = data;
+	u32 i;
+
+	if (hdr->wr.send_flags & IB_SEND_INLINE) {
+		if (hdr->dma.length > qp->sq_max_inline)
+			return IB_WC_LOC_LEN_ERR;
+		*length = hdr->dma.length;
+		memcpy(data, slot->dma.inline_data, *length);
+		return IB_WC_SUCCESS;
+	}
+	if (hdr->dma.num_sge > qp->sq_max_sge)
+		return IB_WC_LOC_LEN_ERR;
+	memcpy(data, slot->dma.sge, hdr->dma.num_sge * sizeof(*sge));
+	*length = 0;
+	for (i = 0; i < hdr->dma.num_sge; i++)
+		*length += sge[i].length;
+	return IB_WC_SUCCESS;
+}
+
+/*
  * Copy SQ slot @idx into its private entries and check it. The slot is
  * shared with userspace and may change under us: read it once, then use
  * only the copy. Returns an ib_wc_status, IB_WC_SUCCESS when usable.
@@ -62,9 +92,8 @@ static enum ib_wc_status sroce_req_fetch(struct sroce_qp *qp, u32 idx)
 	struct sroce_wqe *e = &qp->wqe[idx & qp->sq.index_mask];
 	struct sroce_swqe *w = &qp->swqe[idx & qp->sq.index_mask];
 	struct rxe_send_wqe hdr;
-	const struct rxe_sge *sge;
-	u64 total = 0;
-	u32 i;
+	enum ib_wc_status st;
+	u64 total;
 
 	memcpy(&hdr, slot, SROCE_SWQE_HDR);
 	memset(w, 0, sizeof(*w));
@@ -90,25 +119,17 @@ static enum ib_wc_status sroce_req_fetch(struct sroce_qp *qp, u32 idx)
 				  IB_SEND_SOLICITED | IB_SEND_INLINE))
 		return IB_WC_LOC_QP_OP_ERR;
 
-	if (hdr.wr.send_flags & IB_SEND_INLINE) {
-		if (w->opcode == IB_WR_RDMA_READ ||
-		    hdr.dma.length > qp->sq_max_inline)
-			return IB_WC_LOC_LEN_ERR;
-		w->inlined = true;
-		e->length = hdr.dma.length;
-		memcpy(w->data, slot->dma.inline_data, e->length);
-		return IB_WC_SUCCESS;
-	}
-
-	w->num_sge = hdr.dma.num_sge;
-	if (w->num_sge > qp->sq_max_sge) {
-		w->num_sge = 0;
+	/* A READ has nowhere to take inline data from */
+	if ((hdr.wr.send_flags & IB_SEND_INLINE) &&
+	    w->opcode == IB_WR_RDMA_READ)
 		return IB_WC_LOC_LEN_ERR;
-	}
-	memcpy(w->data, slot->dma.sge, w->num_sge * sizeof(*sge));
-	sge = w->data;
-	for (i = 0; i < w->num_sge; i++)
-		total += sge[i].length;
+	st = sroce_swqe_copy_data(qp, slot, &hdr, w->data, &total);
+	if (st != IB_WC_SUCCESS)
+		return st;
+	if (hdr.wr.send_flags & IB_SEND_INLINE)
+		w->inlined = true;
+	else
+		w->num_sge = hdr.dma.num_sge;
 	/*
 	 * At most 2 GiB, and fewer than 2^23 packets: PSNs are compared
 	 * over half their space (a 2 GiB message at path MTU 256 is

@@ -185,33 +185,14 @@ int sroce_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 {
 	struct sroce_srq *srq = to_ssrq(ibsrq);
 	unsigned long flags;
-	int err = 0;
-	int i;
+	int err;
 
 	if (srq->user) {
 		*bad_wr = wr;
 		return -EINVAL;
 	}
 	spin_lock_irqsave(&srq->lock, flags);
-	for (; wr; wr = wr->next) {
-		u32 prod = srq->q.buf->producer_index;
-		struct rxe_recv_wqe *wqe = sroce_queue_tail(&srq->q, prod);
-
-		if (!wqe || wr->num_sge < 0 || wr->num_sge > srq->max_sge) {
-			err = wqe ? -EINVAL : -ENOMEM;
-			*bad_wr = wr;
-			break;
-		}
-		memset(wqe, 0, SROCE_RWQE_HDR);
-		wqe->wr_id = wr->wr_id;
-		wqe->dma.num_sge = wr->num_sge;
-		for (i = 0; i < wr->num_sge; i++) {
-			wqe->dma.sge[i].addr = wr->sg_list[i].addr;
-			wqe->dma.sge[i].length = wr->sg_list[i].length;
-			wqe->dma.sge[i].lkey = wr->sg_list[i].lkey;
-		}
-		sroce_queue_publish(&srq->q, &prod);
-	}
+	err = sroce_post_recv_ring(&srq->q, srq->max_sge, wr, bad_wr);
 	spin_unlock_irqrestore(&srq->lock, flags);
 	return err;
 }
