@@ -35,6 +35,15 @@ static inline struct sroce_ah *to_sah(struct ib_ah *ibah)
 	return container_of(ibah, struct sroce_ah, ibah);
 }
 
+/*
+ * The UDP source port of the flow between two QPs: one per pair, so that
+ * ECMP and RSS keep its packets in order.
+ */
+static inline __be16 sroce_flow_sport(u32 qpn, u32 dest_qpn)
+{
+	return htons(0xc000 | ((qpn ^ dest_qpn) & 0x3fff));
+}
+
 int sroce_av_from_attr(struct sroce_av *av, const struct rdma_ah_attr *attr);
 bool sroce_ah_get_av(struct sroce_dev *sdev, struct ib_pd *pd, u32 ah_num,
 		     struct sroce_av *av);

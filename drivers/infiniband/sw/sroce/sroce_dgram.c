@@ -105,8 +105,7 @@ static enum ib_wc_status sroce_ud_fetch(struct sroce_qp *qp,
 	else if (!sroce_ah_get_av(qp->sdev, qp->ibqp.pd,
 				  hdr->wr.wr.ud.ah_num, av))
 		return IB_WC_LOC_QP_OP_ERR;
-	av->sport = htons(0xc000 | ((qp->ibqp.qp_num ^ s->remote_qpn) &
-				    0x3fff));
+	av->sport = sroce_flow_sport(qp->ibqp.qp_num, s->remote_qpn);
 	return IB_WC_SUCCESS;
 }
 

@@ -366,6 +366,11 @@ void sroce_mcast_rcv(struct sroce_dev *sdev, struct sk_buff *skb,
 	unsigned long flags;
 	u32 n = 0, i;
 
+	/* The port's P_Key, once for all members */
+	if (!sroce_pkey_ok(rx->p.hdr.bth.pkey)) {
+		sroce_count(sdev, SROCE_CNT_RX_DROP_PKEY);
+		return;
+	}
 	/* The multicast QPN at a unicast address: dropped, no lookup */
 	if (skb->protocol == htons(ETH_P_IP)) {
 		if (!ipv4_is_multicast(ip_hdr(skb)->daddr))
@@ -391,10 +396,7 @@ void sroce_mcast_rcv(struct sroce_dev *sdev, struct sk_buff *skb,
 
 	for (i = 0; i < n; i++) {
 		spin_lock_irqsave(&qps[i]->lock, flags);
-		if (sroce_pkey_ok(rx->p.hdr.bth.pkey))
-			sroce_ud_rcv(qps[i], skb, rx);
-		else
-			sroce_count(sdev, SROCE_CNT_RX_DROP_PKEY);
+		sroce_ud_rcv(qps[i], skb, rx);
 		sroce_qp_unlock(qps[i], flags);
 		sroce_qp_put(qps[i]);
 	}

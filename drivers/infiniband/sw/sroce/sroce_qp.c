@@ -365,8 +365,8 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		qp->max_dest_rd_atomic = attr->max_dest_rd_atomic;
 	if (mask & IB_QP_DEST_QPN) {
 		qp->dest_qpn = attr->dest_qp_num & SROCE_QPN_MASK;
-		qp->av.sport = htons(0xc000 |
-				     ((qp->ibqp.qp_num ^ qp->dest_qpn) & 0x3fff));
+		qp->av.sport = sroce_flow_sport(qp->ibqp.qp_num,
+						qp->dest_qpn);
 	}
 
 	sroce_qp_config_engines(qp);
