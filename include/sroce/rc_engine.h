@@ -10,15 +10,19 @@
  *                        wqe[fetch & mask] and calls sroce_sq_push()
  *   requester step ..... sroce_req_next(): one request packet to build,
  *                        "fetch a WQE", or idle
- *   response received .. sroce_comp_rx(): ACK, NAK, RNR NAK, READ response
+ *   response received .. sroce_comp_rx(): ACK, NAK, RNR NAK, READ response,
+ *                        ATOMIC ACK
  *   payload placed ..... sroce_comp_placed(): after the glue copied a READ
- *                        response's bytes where the engine said
+ *                        response's bytes (or an atomic's original value)
+ *                        where the engine said
  *   timer fired ........ sroce_sq_timeout(), sroce_sq_rnr_done()
  * Receive side (struct sroce_rq_eng; sroce_rc_rq.c):
- *   request received ... sroce_rq_rx(), with two queries answered by the
- *                        glue (take a receive WQE, check an rkey)
+ *   request received ... sroce_rq_rx(), with three calls answered by the
+ *                        glue (take a receive WQE, check an rkey, carry
+ *                        out an atomic)
  *   payload not placed . sroce_rq_fail()
- *   responder step ..... sroce_rq_next(): READ responses, then a held ACK
+ *   responder step ..... sroce_rq_next(): READ responses and ATOMIC ACKs,
+ *                        then a held ACK
  *
  * Indices are free-running u32 counters; the SQ slot is idx & mask.  PSNs
  * are 24-bit (psn.h).  Every event ends with the invariants checked
@@ -69,7 +73,8 @@ enum sroce_eng_event {
 	SROCE_EV_RNR_NAK_SENT,
 	SROCE_EV_FATAL_NAK_SENT,
 	SROCE_EV_BAD_REQ,	/* request dropped: wrong length/opcode/state */
-	SROCE_EV_DUP_READ_BAD,	/* duplicate READ matching no resource */
+	SROCE_EV_DUP_READ_BAD,	/* duplicate READ/atomic matching no resource */
+	SROCE_EV_ATOMIC_REPLAY,	/* responder: duplicate atomic answered again */
 	SROCE_EV_NR
 };
 
@@ -84,6 +89,8 @@ struct sroce_wqe {
 	u32	length;		/* bytes, <= 2^31 and < 2^23 packets */
 	u64	remote_addr;
 	u32	rkey;
+	u64	swap_add;	/* atomics: swap (CmpSwap) or add (FetchAdd) */
+	u64	compare;	/* CmpSwap: compare data */
 	/* Engine state */
 	u32	first_psn;	/* valid once first sent */
 	u32	npkts;		/* PSNs it spans, valid once first sent */
@@ -148,11 +155,17 @@ enum sroce_timer_op {
 
 /* What one send-side event asks the glue to do, in this order. */
 struct sroce_sq_act {
-	/* 1. READ response payload: copy it to WQE place_idx at place_off */
+	/*
+	 * 1. READ response payload: copy it to WQE place_idx at place_off;
+	 *    ATOMIC ACK (atomic): write atomic_orig, 8 bytes in CPU order,
+	 *    to the atomic WQE's local buffer (place_off 0, place_len 8)
+	 */
 	bool	place;
+	bool	atomic;
 	u32	place_idx;
 	u32	place_off;
 	u32	place_len;
+	u64	atomic_orig;
 	/* 2. WQEs before e->comp completed (the glue knew comp before) */
 	/* 3. error: the QP goes to error (e->err_* say which WQE) */
 	bool	error;
@@ -178,6 +191,9 @@ struct sroce_tx_req {
 	u32	rkey;
 	u32	dma_len;
 	bool	imm;		/* carries ImmDt (glue has the value) */
+	bool	atomic;		/* carries an AtomicETH: va, rkey, these */
+	u64	swap_add;
+	u64	compare;
 	u32	off;		/* payload: WQE bytes [off, off + len) */
 	u32	len;
 	bool	retransmit;	/* PSN was sent before */
@@ -248,7 +264,7 @@ void sroce_sq_flushed(struct sroce_sq_eng *e);
 /* Invariants; false (and SROCE_ENGINE_WARN) if one is broken */
 bool sroce_sq_check(const struct sroce_sq_eng *e);
 
-/* READ requests outstanding (held against max_rd_atomic) */
+/* READ and atomic requests outstanding (held against max_rd_atomic) */
 u32 sroce_sq_reads_out(const struct sroce_sq_eng *e);
 
 /* ---------------------------------------------------------------- */
@@ -259,10 +275,16 @@ u32 sroce_sq_reads_out(const struct sroce_sq_eng *e);
 #define SROCE_ACC_REMOTE_READ	BIT(2)
 #define SROCE_ACC_REMOTE_ATOMIC	BIT(3)
 
-/* One accepted RDMA READ, kept to answer it and its duplicates */
+/*
+ * One accepted RDMA READ or atomic, kept to answer it and its duplicates.
+ * An atomic keeps its result: a duplicate is answered from it, never
+ * executed again.
+ */
 struct sroce_rd_res {
 	bool	valid;
 	bool	pending;	/* responses left to send */
+	bool	atomic;		/* an atomic: orig is its answer */
+	u64	orig;
 	u32	first_psn;
 	u32	npkts;
 	u64	va;
@@ -307,13 +329,30 @@ struct sroce_rq_eng {
 	s32	cur;		/* resource being answered, or -1 */
 };
 
-/* Queries the responder asks the glue while deciding */
+/* An atomic the responder asks the glue to carry out */
+struct sroce_atomic_op {
+	bool	cmp_swap;	/* else FetchAdd */
+	u64	va;		/* 8-byte aligned */
+	u32	rkey;
+	u64	swap_add;
+	u64	compare;
+};
+
+/* Calls the responder makes to the glue while deciding */
 struct sroce_rq_env {
 	void	*ctx;
 	/* Take a receive WQE: 0 and its length, nonzero if none */
 	int	(*take_rwqe)(void *ctx, u32 *len);
 	/* May the peer @access [va, va + len) with @rkey? */
 	bool	(*rkey_ok)(void *ctx, u32 rkey, u64 va, u32 len, u32 access);
+	/*
+	 * Execute @op atomically (against every other atomic of the device)
+	 * on the 8 bytes at op->va, if @rkey grants REMOTE_ATOMIC there:
+	 * true and the value found there in @orig (CPU order), else false
+	 * and nothing changed.  Called once per accepted atomic.
+	 */
+	bool	(*atomic)(void *ctx, const struct sroce_atomic_op *op,
+			  u64 *orig);
 };
 
 /* One ACK / NAK / RNR NAK to send */
@@ -358,7 +397,8 @@ struct sroce_rq_act {
 struct sroce_tx_rsp {
 	bool	is_ack;		/* plain ACK (tx_ack) instead of READ data */
 	struct sroce_tx_ack ack;
-	u8	opcode;		/* READ response opcode */
+	u8	opcode;		/* READ response or ATOMIC ACK opcode */
+	u64	orig;		/* ATOMIC ACK: original remote data */
 	u32	psn;
 	u32	msn;
 	u8	syndrome;
@@ -389,7 +429,7 @@ void sroce_rq_rx(struct sroce_rq_eng *e, const struct sroce_pkt *pkt,
 void sroce_rq_fail(struct sroce_rq_eng *e, u32 psn, enum sroce_nak_code nak,
 		   u8 wc_status, struct sroce_rq_act *act);
 
-/* Next READ response (or held ACK) to send; false when none */
+/* Next READ response, ATOMIC ACK or held ACK to send; false when none */
 bool sroce_rq_next(struct sroce_rq_eng *e, struct sroce_tx_rsp *rsp);
 
 /* A READ response's data could not be read: NAK remote access, error */

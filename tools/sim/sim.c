@@ -529,6 +529,8 @@ static bool user_push(struct sim *w, struct sim_side *s)
 	q->length = op->len;
 	q->remote_addr = op->rva;
 	q->rkey = op->rkey;
+	q->swap_add = op->swap_add;
+	q->compare = op->compare;
 	sroce_sq_push(e);
 	sq_checked(w, s, "sroce_sq_push");
 	return true;
@@ -554,6 +556,17 @@ static bool tx_req_valid(struct sim *w, struct sim_side *s,
 		sim_fail(w, "%c: bad request %s for WQE %u (kind %u len %u): off %u len %u mtu %u",
 			 'A' + s->id, sroce_opcode_name(tx->opcode), i,
 			 op->kind, op->len, tx->off, tx->len, w->p.mtu);
+		return false;
+	}
+	if (tx->atomic != sim_kind_atomic(op->kind) ||
+	    (tx->atomic && (tx->va != op->rva || tx->rkey != op->rkey ||
+			    tx->swap_add != op->swap_add ||
+			    tx->compare != op->compare || tx->reth ||
+			    tx->opcode != sroce_rc_req_opcode(op->kind, true,
+							      true)))) {
+		sim_fail(w, "%c: atomic request %s of WQE %u (kind %u) wrong: va %llx rkey %x",
+			 'A' + s->id, sroce_opcode_name(tx->opcode), i,
+			 op->kind, (unsigned long long)tx->va, tx->rkey);
 		return false;
 	}
 	/* A READ request names its offset by its VA (its off/len are 0) */
@@ -590,6 +603,14 @@ static void req_send(struct sim *w, struct sim_side *s,
 	h.reth.va = tx->va;
 	h.reth.rkey = tx->rkey;
 	h.reth.len = tx->dma_len;
+	if (tx->atomic) {
+		h.reth.va = 0;
+		h.reth.rkey = 0;
+		h.atmeth.va = tx->va;
+		h.atmeth.rkey = tx->rkey;
+		h.atmeth.swap_add = tx->swap_add;
+		h.atmeth.compare = tx->compare;
+	}
 	h.imm = op->imm;
 	if (tx->retransmit)
 		w->res->cnt[SC_RETRANSMITS]++;
@@ -682,6 +703,18 @@ static bool sq_place(struct sim *w, struct sim_side *s,
 		return false;
 	}
 	op = &s->ops[i];
+	if (act->atomic) {
+		if (!sim_kind_atomic(op->kind) || act->place_off ||
+		    act->place_len != 8) {
+			sim_fail(w, "%c: ATOMIC ACK placed into WQE %u of kind %u at [%u, +%u)",
+				 'A' + s->id, i, op->kind, act->place_off,
+				 act->place_len);
+			return false;
+		}
+		sim_note(w, s->id, ST_PLACE, 0xff, 0, i, act->atomic_orig);
+		memcpy(op_local(s, op), &act->atomic_orig, 8);
+		return true;
+	}
 	if (op->kind != SROCE_WR_READ) {
 		sim_fail(w, "%c: READ response placed into WQE %u of kind %u (not a READ)",
 			 'A' + s->id, i, op->kind);
@@ -829,6 +862,36 @@ static bool env_rkey_ok(void *ctx, u32 rkey, u64 va, u32 len, u32 access)
 	return true;
 }
 
+static bool env_atomic(void *ctx, const struct sroce_atomic_op *op, u64 *orig)
+{
+	struct env_ctx *c = ctx;
+	struct sim_side *s = c->s;
+	const struct sim_mr *mr;
+	u64 v;
+	u8 *p;
+
+	if (op->va & 7) {
+		sim_fail(c->w, "%c: misaligned atomic at %llx reached the glue",
+			 'A' + s->id, (unsigned long long)op->va);
+		return false;
+	}
+	mr = mr_check(s, op->rkey, op->va, 8, SROCE_ACC_REMOTE_ATOMIC);
+	if (!mr) {
+		c->w->res->cnt[SC_RKEY_DENIED]++;
+		return false;
+	}
+	p = mr_ptr(s, mr, op->va);
+	memcpy(&v, p, 8);
+	*orig = v;
+	if (!op->cmp_swap)
+		v += op->swap_add;
+	else if (v == op->compare)
+		v = op->swap_add;
+	memcpy(p, &v, 8);
+	c->w->res->cnt[SC_ATOMICS]++;
+	return true;
+}
+
 static bool rq_place_rwqe(struct sim *w, struct sim_side *s,
 			  const struct sroce_rq_act *act, const u8 *payload)
 {
@@ -966,6 +1029,7 @@ static void rx_request(struct sim *w, struct sim_side *s,
 		.ctx = &ctx,
 		.take_rwqe = env_take_rwqe,
 		.rkey_ok = env_rkey_ok,
+		.atomic = env_atomic,
 	};
 	struct sroce_rq_act act;
 
@@ -988,6 +1052,17 @@ static void send_read_rsp(struct sim *w, struct sim_side *s,
 	struct sroce_tx_ack nak;
 	struct sroce_hdrs h;
 
+	if (r->opcode == SROCE_RC_ATOMIC_ACK && !r->len) {
+		memset(&h, 0, sizeof(h));
+		h.bth.opcode = r->opcode;
+		h.bth.psn = r->psn;
+		h.aeth.syndrome = r->syndrome;
+		h.aeth.msn = r->msn;
+		h.atmack.orig = r->orig;
+		sim_note(w, s->id, ST_TX_RSP, r->opcode, r->psn, r->orig, 0);
+		send_pkt(w, s, &h, NULL, 0);
+		return;
+	}
 	if (!info || !(info->mask & SROCE_MASK_READ) ||
 	    !(info->mask & SROCE_MASK_RESP) || r->len > w->p.mtu) {
 		sim_fail(w, "%c: bad READ response %s len %u", 'A' + s->id,
@@ -1231,8 +1306,8 @@ static void engines_start(struct sim *w, struct sim_side *s)
 	sroce_sq_set_psn(&s->sq, p->psn0[s->id]);
 	sroce_rq_init(&s->rq, s->res, SIM_MAX_RES);
 	sroce_rq_config(&s->rq, p->mtu, p->max_rd[s->peer->id],
-			SROCE_ACC_REMOTE_WRITE | SROCE_ACC_REMOTE_READ,
-			p->min_rnr_timer);
+			SROCE_ACC_REMOTE_WRITE | SROCE_ACC_REMOTE_READ |
+			SROCE_ACC_REMOTE_ATOMIC, p->min_rnr_timer);
 	sroce_rq_set_psn(&s->rq, p->psn0[s->peer->id]);
 	sroce_rq_start(&s->rq);
 	sroce_sq_start(&s->sq);
@@ -1353,14 +1428,14 @@ const char *sim_counter_name(enum sim_counter c)
 		"pkts", "wire_bytes", "lost", "duped", "reordered", "corrupt",
 		"forged", "forged_dropped", "retransmits", "timeouts",
 		"rnr_waits", "rx_req", "rx_resp", "acks", "read_resps",
-		"rkey_denied", "rq_empty",
+		"rkey_denied", "rq_empty", "atomics",
 	};
 	static const char *const ev[SROCE_EV_NR] = {
 		"ev_stale", "ev_ghost", "ev_bad_resp", "ev_seq_nak_rcvd",
 		"ev_rnr_nak_rcvd", "ev_rewind", "ev_reread", "ev_timeout",
 		"ev_dup_req", "ev_oos_req", "ev_seq_nak_sent",
 		"ev_rnr_nak_sent", "ev_fatal_nak_sent", "ev_bad_req",
-		"ev_dup_read_bad",
+		"ev_dup_read_bad", "ev_atomic_replay",
 	};
 
 	if (c < SC_EV_BASE)

@@ -154,6 +154,7 @@ enum sim_counter {
 	SC_READ_RESP_SENT,
 	SC_RKEY_DENIED,
 	SC_RQ_EMPTY,
+	SC_ATOMICS,		/* atomics carried out by a responder */
 	SC_EV_BASE,		/* + enum sroce_eng_event */
 	SC_NR = SC_EV_BASE + SROCE_EV_NR
 };

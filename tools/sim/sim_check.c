@@ -8,6 +8,10 @@
  *   the peer's WQE that consumed it succeeded;
  * - a successful Write / Send / Read left the source bytes at the
  *   destination, byte for byte;
+ * - atomics ran exactly once each, in order: every successful one
+ *   returned the value its cell had after the atomics before it, and
+ *   each cell ends as after the first m atomics, for one m no smaller
+ *   than the successful ones (all of them when all succeeded);
  * - no other byte of either memory changed; with an adversary, bytes the
  *   peer was granted (remote-writable MRs, receive buffers, READ
  *   destinations) may, nothing else;
@@ -23,7 +27,7 @@
 
 static const char *const zone_name[SZ_NR] = {
 	[SZ_W] = "peer-write", [SZ_R] = "peer-read", [SZ_RW] = "peer-rw",
-	[SZ_LOCAL] = "local", [SZ_RECV] = "recv",
+	[SZ_A] = "peer-atomic", [SZ_LOCAL] = "local", [SZ_RECV] = "recv",
 };
 
 static const char *wc_name(u8 st)
@@ -106,7 +110,8 @@ static void check_data(struct sim *w, struct sim_side *s)
 	for (i = 0; i < s->nops && !w->failed; i++) {
 		const struct sim_op *op = &s->ops[i];
 
-		if (op->status != SROCE_WC_SUCCESS || !op->len)
+		if (op->status != SROCE_WC_SUCCESS || !op->len ||
+		    sim_kind_atomic(op->kind))
 			continue;
 		op_bytes(s, op, &dst, &src);
 		if (!memcmp(dst, src, op->len))
@@ -116,6 +121,75 @@ static void check_data(struct sim *w, struct sim_side *s)
 		sim_fail(w, "%c: WQE %u (kind %u len %u) completed successfully but byte %u of its destination is wrong",
 			 'A' + s->id, i, op->kind, op->len, j);
 	}
+}
+
+static u64 get64(const u8 *p)
+{
+	u64 v;
+
+	memcpy(&v, p, 8);
+	return v;
+}
+
+static u64 atomic_apply(const struct sim_op *op, u64 v)
+{
+	if (op->kind == SROCE_WR_FETCH_ADD)
+		return v + op->swap_add;
+	return v == op->compare ? op->swap_add : v;
+}
+
+/* Do the peer's cells hold @model? */
+static bool cells_are(const struct sim_side *peer, const u64 *model)
+{
+	u32 c;
+
+	for (c = 0; c < SIM_NCELLS; c++)
+		if (get64(peer->mem + peer->zone_off[SZ_A] + peer->cell0 +
+			  8ULL * c) != model[c])
+			return false;
+	return true;
+}
+
+/* Atomics of @s on its peer's cells: exactly once, in order */
+static void check_atomics(struct sim *w, struct sim_side *s)
+{
+	const struct sim_side *peer = s->peer;
+	u64 model[SIM_NCELLS];
+	u32 i, c, n = 0, least = 0;
+	bool ok = false;
+
+	/* the atomics that ran are the first m, m >= the last success */
+	for (i = 0; i < s->nops; i++) {
+		if (!sim_kind_atomic(s->ops[i].kind))
+			continue;
+		n++;
+		if (s->ops[i].status == SROCE_WC_SUCCESS)
+			least = n;
+	}
+	for (c = 0; c < SIM_NCELLS; c++)
+		model[c] = get64(peer->init + peer->zone_off[SZ_A] +
+				 peer->cell0 + 8ULL * c);
+	n = 0;
+	for (i = 0; i < s->nops && !w->failed; i++) {
+		const struct sim_op *op = &s->ops[i];
+		u64 got;
+
+		if (!sim_kind_atomic(op->kind))
+			continue;
+		if (n++ >= least)
+			ok |= cells_are(peer, model);
+		got = get64(s->mem + s->zone_off[op->lzone] + op->loff);
+		if (op->status == SROCE_WC_SUCCESS && got != model[op->cell])
+			sim_fail(w, "%c: atomic WQE %u (kind %u cell %u) returned %llu, the cell held %llu",
+				 'A' + s->id, i, op->kind, op->cell,
+				 (unsigned long long)got,
+				 (unsigned long long)model[op->cell]);
+		model[op->cell] = atomic_apply(op, model[op->cell]);
+	}
+	ok |= cells_are(peer, model);
+	if (!w->failed && !ok)
+		sim_fail(w, "%c: the peer's atomic cells match no prefix of the atomics posted: one ran twice, or out of order",
+			 'A' + s->id);
 }
 
 static void check_rwqes(struct sim *w, struct sim_side *s)
@@ -219,8 +293,10 @@ void sim_check_final(struct sim *w)
 
 		check_ops(w, s);
 		check_rwqes(w, s);
-		if (!w->adversarial)
+		if (!w->adversarial) {
 			check_data(w, s);
+			check_atomics(w, s);
+		}
 		check_untouched(w, s);
 	}
 	if (!w->failed)

@@ -9,7 +9,8 @@
 #include "sim.h"
 
 #define SIM_MAX_RES		16	/* READ resources per responder */
-#define SIM_NMR			4	/* MRs per endpoint */
+#define SIM_NMR			5	/* MRs per endpoint */
+#define SIM_NCELLS		8	/* 8-byte atomic targets per endpoint */
 #define SIM_WC_FLUSH		5	/* IB_WC_WR_FLUSH_ERR */
 #define SIM_WC_NONE		0xff	/* not completed (yet) */
 #define SIM_TRACE		1024	/* events kept for a failure report */
@@ -19,6 +20,7 @@ enum sim_zone {
 	SZ_W,			/* peer may write (REMOTE_WRITE MR) */
 	SZ_R,			/* peer may read (REMOTE_READ MR) */
 	SZ_RW,			/* peer may do both */
+	SZ_A,			/* peer may do atomics (SIM_NCELLS cells) */
 	SZ_LOCAL,		/* send sources, READ destinations */
 	SZ_RECV,		/* receive buffers */
 	SZ_NR
@@ -43,6 +45,9 @@ struct sim_op {
 	u32	rwqe;		/* peer receive it consumes, or ~0 */
 	u64	post_ns;	/* the user posts it then (if room) */
 	u64	rd_req_hi;	/* READ: bytes requested so far, at most */
+	u8	cell;		/* atomics: the peer's cell */
+	u64	swap_add;
+	u64	compare;
 	/* results */
 	u8	ncomp;
 	u8	status;
@@ -95,7 +100,8 @@ struct sim_side {
 	u64	va_base;
 	u64	zone_len[SZ_NR];
 	u64	zone_off[SZ_NR];
-	struct sim_mr mr[SIM_NMR];
+	struct sim_mr mr[SIM_NMR];	/* mr[z] covers zone z < SZ_LOCAL */
+	u64	cell0;		/* zone offset of atomic cell 0 (VA aligned) */
 	/* send side */
 	struct sroce_sq_eng sq;
 	struct sroce_wqe *ring;
@@ -175,6 +181,11 @@ void sim_note(struct sim *w, int side, u8 what, u8 opcode, u32 psn, u64 a,
 void sim_send_raw(struct sim *w, struct sim_side *from, u8 *buf, u32 len);
 void sim_inject(struct sim *w, struct sim_side *to, u8 *buf, u32 len);
 const struct sim_mr *sim_mr_find(const struct sim_side *s, u32 rkey);
+
+static inline bool sim_kind_atomic(u8 kind)
+{
+	return kind == SROCE_WR_CMP_SWAP || kind == SROCE_WR_FETCH_ADD;
+}
 
 /* sim_work.c */
 int sim_work_build(struct sim *w);

@@ -6,13 +6,16 @@
  * - path MTU, SQ depths 1..256, max_rd_atomic 1..16, retry counts,
  *   ACK timeout (above the path's worst round trip), RNR timer, PSNs
  *   (sometimes just before the 2^24 wrap), QPNs;
- * - per endpoint a list of Send, Send-with-imm, Write, Write-with-imm and
- *   Read WQEs, 0 B..1 MiB skewed toward small, some exactly k * MTU +-1,
- *   signalled or not, posted at once or over time;
+ * - per endpoint a list of Send, Send-with-imm, Write, Write-with-imm,
+ *   Read, compare-and-swap and fetch-and-add WQEs, 0 B..1 MiB skewed
+ *   toward small, some exactly k * MTU +-1, signalled or not, posted at
+ *   once or over time; atomics on a few 8-byte cells of the peer, with
+ *   small values so that compares both hit and miss;
  * - receive WQEs at the peer for every Send / Write-with-imm, posted all
  *   at once or in batches over time (empty RQ: RNR NAKs);
- * - memory: zones (peer-writable, peer-readable, both, local, receive)
- *   filled with random bytes, four MRs (the last grants nothing remote),
+ * - memory: zones (peer-writable, peer-readable, both, atomic, local,
+ *   receive) filled with random bytes, five MRs (the last grants nothing
+ *   remote),
  *   VAs sometimes at the very top of the 64-bit space.
  */
 #include <stdlib.h>
@@ -120,10 +123,12 @@ static u32 pick_len(struct sim_rng *r, u32 mtu)
 	return 1048576;
 }
 
-static u8 pick_kind(struct sim_rng *r)
+static u8 pick_kind(struct sim_rng *r, bool atomics)
 {
 	u64 u = rng_below(r, 100);
 
+	if (atomics && u >= 90)
+		return u < 95 ? SROCE_WR_CMP_SWAP : SROCE_WR_FETCH_ADD;
 	if (u < 22)
 		return SROCE_WR_SEND;
 	if (u < 32)
@@ -164,10 +169,20 @@ static void gen_op(struct sim *w, struct sim_side *s, struct sim_op *op,
 {
 	struct sim_rng *r = &w->wl;
 
-	op->kind = pick_kind(r);
+	op->kind = pick_kind(r, !w->cfg->bench_mix);
 	op->len = pick_len(r, w->p.mtu);
 	if (op->len > *left)
 		op->len = (u32)rng_below(r, 65);
+	if (sim_kind_atomic(op->kind)) {
+		op->len = 8;
+		op->cell = (u8)rng_below(r, SIM_NCELLS);
+		if (op->kind == SROCE_WR_FETCH_ADD) {
+			op->swap_add = rng_range(r, 1, 3);
+		} else {
+			op->compare = rng_below(r, 12);
+			op->swap_add = rng_below(r, 12);
+		}
+	}
 	*left -= op->len < *left ? op->len : *left;
 	op->flags = rng_chance(r, 0.7) ? SROCE_WQE_SIGNALED : 0;
 	if (rng_chance(r, 0.2))
@@ -183,11 +198,14 @@ static void gen_op(struct sim *w, struct sim_side *s, struct sim_op *op,
 		op->rzone = rng_chance(r, 0.5) ? SZ_W : SZ_RW;
 	else if (op->kind == SROCE_WR_READ)
 		op->rzone = rng_chance(r, 0.5) ? SZ_R : SZ_RW;
+	else if (sim_kind_atomic(op->kind))
+		op->rzone = SZ_A;	/* its cell: placed by finish_ops() */
 	else
 		op->rzone = SZ_NR;
-	if (op->rzone != SZ_NR)
+	if (op->rzone != SZ_NR && op->rzone != SZ_A)
 		op->roff = zone_take(s->peer, r, op->rzone, op->len);
-	if (op->kind != SROCE_WR_WRITE && op->kind != SROCE_WR_READ)
+	if (op->kind == SROCE_WR_SEND || op->kind == SROCE_WR_SEND_IMM ||
+	    op->kind == SROCE_WR_WRITE_IMM)
 		gen_rwqe(w, s, op, i);
 }
 
@@ -242,7 +260,9 @@ static void layout(struct sim *w, struct sim_side *s)
 	struct sim_rng *r = &w->wl;
 	u64 off = SIM_GUARD;
 	int z;
+	u32 c;
 
+	s->zone_len[SZ_A] = SIM_NCELLS * 8 + 8;	/* + room to align */
 	for (z = 0; z < SZ_NR; z++) {
 		s->zone_off[z] = off;
 		off += s->zone_len[z] + SIM_GUARD;
@@ -264,7 +284,18 @@ static void layout(struct sim *w, struct sim_side *s)
 	       SROCE_ACC_REMOTE_READ);
 	set_mr(s, r, 2, s->zone_off[SZ_RW], s->zone_len[SZ_RW],
 	       SROCE_ACC_REMOTE_WRITE | SROCE_ACC_REMOTE_READ);
-	set_mr(s, r, 3, s->zone_off[SZ_LOCAL],
+	set_mr(s, r, 3, s->zone_off[SZ_A], s->zone_len[SZ_A],
+	       SROCE_ACC_REMOTE_ATOMIC);
+	/* Cells 8-byte aligned in VA space; small values, compares hit */
+	s->cell0 = (8 - (s->va_base + s->zone_off[SZ_A]) % 8) % 8;
+	for (c = 0; c < SIM_NCELLS; c++) {
+		u64 v = rng_below(r, 4);
+		u64 at = s->zone_off[SZ_A] + s->cell0 + 8ULL * c;
+
+		memcpy(s->init + at, &v, 8);
+		memcpy(s->mem + at, &v, 8);
+	}
+	set_mr(s, r, 4, s->zone_off[SZ_LOCAL],
 	       s->zone_off[SZ_RECV] + s->zone_len[SZ_RECV] -
 	       s->zone_off[SZ_LOCAL], 0);
 }
@@ -294,11 +325,13 @@ static void finish_ops(struct sim_side *s)
 
 		if (op->rzone == SZ_NR)
 			continue;
+		if (op->rzone == SZ_A)
+			op->roff = peer->cell0 + 8ULL * op->cell;
 		op->rva = sim_zone_va(peer, op->rzone, op->roff);
 		op->rkey = peer->mr[op->rzone].rkey;
-		if (op->kind == SROCE_WR_READ)
+		if (op->kind == SROCE_WR_READ || sim_kind_atomic(op->kind))
 			mark(s, loff, op->len, SM_TARGET | SM_PEER);
-		else
+		if (op->kind != SROCE_WR_READ)
 			mark(peer, peer->zone_off[op->rzone] + op->roff,
 			     op->len, SM_TARGET);
 	}
@@ -313,6 +346,7 @@ static void finish_ops(struct sim_side *s)
 	}
 	mark(s, s->zone_off[SZ_W], s->zone_len[SZ_W], SM_PEER);
 	mark(s, s->zone_off[SZ_RW], s->zone_len[SZ_RW], SM_PEER);
+	mark(s, s->zone_off[SZ_A], s->zone_len[SZ_A], SM_PEER);
 }
 
 static void describe(struct sim *w)

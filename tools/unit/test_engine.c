@@ -27,6 +27,8 @@ struct end {
 	int rwqes;			/* receive WQEs posted */
 	u32 recv_len;
 	int recvs;
+	int atomics;			/* atomics carried out here */
+	u32 atomic_access;		/* 0: every rkey_ok range is atomic */
 };
 
 struct pkt {
@@ -53,6 +55,25 @@ static bool rkey_ok(void *ctx, u32 rkey, u64 va, u32 len, u32 access)
 	(void)ctx;
 	(void)access;
 	return rkey == RKEY && va <= MEM && len <= MEM - va;
+}
+
+static bool do_atomic(void *ctx, const struct sroce_atomic_op *op, u64 *orig)
+{
+	struct end *x = ctx;
+	u64 v;
+
+	if (!rkey_ok(ctx, op->rkey, op->va, 8, SROCE_ACC_REMOTE_ATOMIC) ||
+	    x->atomic_access)
+		return false;
+	memcpy(&v, x->mem + op->va, 8);
+	*orig = v;
+	if (!op->cmp_swap)
+		v += op->swap_add;
+	else if (v == op->compare)
+		v = op->swap_add;
+	memcpy(x->mem + op->va, &v, 8);
+	x->atomics++;
+	return true;
 }
 
 static void emit(int dir, struct sroce_hdrs *h, const u8 *payload, u32 len)
@@ -89,6 +110,10 @@ static void req_run(struct end *x, int dir)
 		h.reth.va = tx.va;
 		h.reth.rkey = tx.rkey;
 		h.reth.len = tx.dma_len;
+		h.atmeth.va = tx.va;
+		h.atmeth.rkey = tx.rkey;
+		h.atmeth.swap_add = tx.swap_add;
+		h.atmeth.compare = tx.compare;
 		h.imm = 0xabcd;
 		emit(dir, &h, x->local[tx.idx % SQ_SIZE] + tx.off, tx.len);
 	}
@@ -113,6 +138,7 @@ static void resp_run(struct end *x, int dir)
 		h.bth.psn = r.psn;
 		h.aeth.syndrome = r.syndrome;
 		h.aeth.msn = r.msn;
+		h.atmack.orig = r.orig;
 		emit(dir, &h, x->mem + r.va, r.len);
 	}
 }
@@ -120,7 +146,7 @@ static void resp_run(struct end *x, int dir)
 /* Deliver packets queued towards @x (wire @dir), in order, skipping @drop */
 static void deliver(struct end *x, int dir, int out_dir, int drop)
 {
-	struct sroce_rq_env env = { x, take_rwqe, rkey_ok };
+	struct sroce_rq_env env = { x, take_rwqe, rkey_ok, do_atomic };
 	int i, n = nwire[dir];
 
 	nwire[dir] = 0;
@@ -160,7 +186,11 @@ static void deliver(struct end *x, int dir, int out_dir, int drop)
 			struct sroce_sq_act a, b;
 
 			sroce_comp_rx(&x->sq, &p, &a);
-			if (a.place) {
+			if (a.place && a.atomic) {
+				memcpy(x->local[a.place_idx % SQ_SIZE],
+				       &a.atomic_orig, 8);
+				sroce_comp_placed(&x->sq, &a, true, &b);
+			} else if (a.place) {
 				memcpy(x->local[a.place_idx % SQ_SIZE] +
 				       a.place_off, pl, a.place_len);
 				sroce_comp_placed(&x->sq, &a, true, &b);
@@ -182,7 +212,7 @@ static void setup(u32 mtu)
 	sroce_sq_set_psn(&A.sq, 0xfffff0);	/* across the wrap */
 	sroce_rq_init(&B.rq, B.res, 16);
 	sroce_rq_config(&B.rq, mtu, 4, SROCE_ACC_REMOTE_WRITE |
-			SROCE_ACC_REMOTE_READ, 12);
+			SROCE_ACC_REMOTE_READ | SROCE_ACC_REMOTE_ATOMIC, 12);
 	sroce_rq_set_psn(&B.rq, 0xfffff0);
 	sroce_rq_start(&B.rq);
 	sroce_sq_start(&A.sq);
@@ -289,7 +319,7 @@ static void test_long(void)
 
 static void test_read_half_space(void)
 {
-	struct sroce_rq_env env = { &B, take_rwqe, rkey_ok };
+	struct sroce_rq_env env = { &B, take_rwqe, rkey_ok, do_atomic };
 	struct sroce_hdrs h = {};
 	struct sroce_rq_act a;
 	struct sroce_pkt p;
@@ -325,7 +355,7 @@ static void mkpkt(struct sroce_hdrs *h, u32 len, u8 *buf, struct sroce_pkt *p)
 
 static void test_forged(void)
 {
-	struct sroce_rq_env env = { &B, take_rwqe, rkey_ok };
+	struct sroce_rq_env env = { &B, take_rwqe, rkey_ok, do_atomic };
 	struct sroce_hdrs h = {};
 	struct sroce_sq_act a;
 	struct sroce_rq_act ra;
@@ -379,6 +409,171 @@ static void test_forged(void)
 	tap_end();
 }
 
+static void post_atomic(u8 kind, u64 raddr, u64 swap_add, u64 compare)
+{
+	struct sroce_wqe *w = &A.wqe[A.sq.fetch % SQ_SIZE];
+
+	memset(w, 0, sizeof(*w));
+	w->kind = kind;
+	w->flags = SROCE_WQE_SIGNALED;
+	w->length = 8;
+	w->remote_addr = raddr;
+	w->rkey = RKEY;
+	w->swap_add = swap_add;
+	w->compare = compare;
+	memset(A.local[A.sq.fetch % SQ_SIZE], 0xee, 8);
+	sroce_sq_push(&A.sq);
+}
+
+static u64 get64(const u8 *p)
+{
+	u64 v;
+
+	memcpy(&v, p, 8);
+	return v;
+}
+
+static void put64(u8 *p, u64 v)
+{
+	memcpy(p, &v, 8);
+}
+
+static void test_atomic(void)
+{
+	struct sroce_sq_act a;
+	u32 i;
+
+	tap_begin("engine: compare-and-swap and fetch-and-add, values returned");
+	setup(1024);
+	put64(B.mem + 64, 1000);
+	put64(B.mem + 72, 7);
+	post_atomic(SROCE_WR_FETCH_ADD, 64, 5, 0);
+	post_atomic(SROCE_WR_FETCH_ADD, 64, (u64)-1, 0);
+	post_atomic(SROCE_WR_CMP_SWAP, 72, 99, 7);	/* matches: swapped */
+	post_atomic(SROCE_WR_CMP_SWAP, 72, 55, 7);	/* 99 now: kept */
+	B.rwqes = 1;
+	post(SROCE_WR_SEND, 3000, 0);
+	pump(-1);
+	CHECK_EQ(A.sq.comp, 5);
+	CHECK_EQ(B.atomics, 4);
+	CHECK_EQ(get64(A.local[0]), 1000);
+	CHECK_EQ(get64(A.local[1]), 1005);
+	CHECK_EQ(get64(A.local[2]), 7);
+	CHECK_EQ(get64(A.local[3]), 99);
+	CHECK_EQ(get64(B.mem + 64), 1004);
+	CHECK_EQ(get64(B.mem + 72), 99);
+	CHECK(sroce_sq_check(&A.sq) && sroce_rq_check(&B.rq));
+	tap_end();
+
+	tap_begin("engine: a lost ATOMIC ACK is replayed, never executed twice");
+	setup(1024);
+	put64(B.mem + 8, 40);
+	post_atomic(SROCE_WR_FETCH_ADD, 8, 2, 0);
+	req_run(&A, 0);
+	deliver(&B, 0, 1, -1);
+	CHECK_EQ(B.atomics, 1);
+	deliver(&A, 1, 0, 0);		/* the ATOMIC ACK is lost */
+	CHECK_EQ(A.sq.comp, 0);
+	sroce_sq_timeout(&A.sq, &a);
+	CHECK(a.kick);
+	req_run(&A, 0);
+	CHECK_EQ(nwire[0], 1);
+	for (i = 0; i < 2; i++) {	/* and the resend arrives twice */
+		memcpy(&wire[0][1], &wire[0][0], sizeof(wire[0][0]));
+		nwire[0] = 2;
+		deliver(&B, 0, 1, -1);
+	}
+	CHECK_EQ(B.atomics, 1);
+	CHECK_EQ(get64(B.mem + 8), 42);
+	pump(-1);
+	CHECK_EQ(A.sq.comp, 1);
+	CHECK_EQ(get64(A.local[0]), 40);
+	tap_end();
+
+	tap_begin("engine: ATOMIC ACKs are checked against what was asked");
+	setup(1024);
+	put64(B.mem + 16, 3);
+	for (i = 0; i < 4000; i++)
+		B.mem[1000 + i] = (u8)i;
+	post(SROCE_WR_READ, 4000, 1000);
+	post_atomic(SROCE_WR_CMP_SWAP, 16, 4, 3);
+	req_run(&A, 0);
+	{
+		struct sroce_hdrs h = {};
+		struct sroce_pkt p;
+		u8 buf[64];
+
+		/* an ATOMIC ACK with the READ's PSN, then a READ response
+		 * with the atomic's: both refused */
+		h.bth.opcode = SROCE_RC_ATOMIC_ACK;
+		h.bth.psn = A.wqe[0].first_psn;
+		h.aeth.syndrome = sroce_syndrome_ack(SROCE_AETH_CREDIT_INVALID);
+		h.atmack.orig = 0x4141;
+		mkpkt(&h, 0, buf, &p);
+		sroce_comp_rx(&A.sq, &p, &a);
+		CHECK(!a.place && (a.events & BIT(SROCE_EV_BAD_RESP)));
+		h.bth.opcode = SROCE_OPCODE(SROCE_TRANSPORT_RC,
+					    SROCE_OP_READ_RESP_ONLY);
+		h.bth.psn = A.wqe[1].first_psn;
+		mkpkt(&h, 8, buf, &p);
+		sroce_comp_rx(&A.sq, &p, &a);
+		CHECK(!a.place && (a.events & BIT(SROCE_EV_BAD_RESP)));
+		/* an ATOMIC ACK carrying a NAK syndrome */
+		h.bth.opcode = SROCE_RC_ATOMIC_ACK;
+		h.aeth.syndrome = sroce_syndrome_nak(SROCE_NAK_REM_ACCESS);
+		mkpkt(&h, 0, buf, &p);
+		sroce_comp_rx(&A.sq, &p, &a);
+		CHECK(!a.place && !a.error);
+	}
+	CHECK_EQ(A.sq.comp, 0);
+	pump(-1);
+	CHECK_EQ(A.sq.comp, 2);
+	CHECK_EQ(get64(A.local[1]), 3);
+	CHECK_EQ(get64(B.mem + 16), 4);
+	tap_end();
+
+	tap_begin("engine: a misaligned atomic is NAKed invalid request");
+	setup(1024);
+	put64(B.mem + 32, 1);
+	post_atomic(SROCE_WR_FETCH_ADD, 33, 1, 0);
+	pump(-1);
+	CHECK_EQ(B.atomics, 0);
+	CHECK_EQ(A.sq.state, SROCE_SQ_ERROR);
+	CHECK_EQ(A.sq.err_status, SROCE_WC_REM_INV_REQ_ERR);
+	CHECK_EQ(B.rq.state, SROCE_RQ_ERROR);
+	tap_end();
+
+	tap_begin("engine: an atomic without REMOTE_ATOMIC is NAKed remote access");
+	setup(1024);
+	B.atomic_access = 1;		/* the key does not grant it */
+	post_atomic(SROCE_WR_FETCH_ADD, 32, 1, 0);
+	pump(-1);
+	CHECK_EQ(B.atomics, 0);
+	CHECK_EQ(A.sq.err_status, SROCE_WC_REM_ACCESS_ERR);
+	setup(1024);
+	sroce_rq_config(&B.rq, 1024, 4, SROCE_ACC_REMOTE_WRITE, 12);
+	post_atomic(SROCE_WR_CMP_SWAP, 32, 1, 0);	/* nor the QP */
+	pump(-1);
+	CHECK_EQ(B.atomics, 0);
+	CHECK_EQ(A.sq.err_status, SROCE_WC_REM_ACCESS_ERR);
+	tap_end();
+
+	tap_begin("engine: atomics outstanding are held to max_rd_atomic");
+	setup(1024);
+	sroce_sq_config(&A.sq, 1024, 2, 7, 7, 14);
+	for (i = 0; i < 6; i++)
+		post_atomic(SROCE_WR_FETCH_ADD, 0, 1, 0);
+	req_run(&A, 0);
+	CHECK_EQ(nwire[0], 2);
+	CHECK_EQ(sroce_sq_reads_out(&A.sq), 2);
+	pump(-1);
+	CHECK_EQ(A.sq.comp, 6);
+	CHECK_EQ(get64(B.mem), 6);
+	for (i = 0; i < 6; i++)
+		CHECK_EQ(get64(A.local[i]), i);
+	tap_end();
+}
+
 static void test_idle(void)
 {
 	struct sroce_wqe wqe[4];
@@ -412,4 +607,5 @@ void test_engine(void)
 	test_long();
 	test_lossless();
 	test_read_loss();
+	test_atomic();
 }

@@ -17,6 +17,9 @@
  *   packets.  READs are kept in a ring of resources to answer them and
  *   their duplicates; a duplicate READ may ask for any part of the
  *   original (a requester re-reading a hole), nothing beyond it.
+ * - Atomics (8-byte aligned, else NAK invalid request) are carried out by
+ *   the glue once, when their PSN is expected; the result is kept in the
+ *   same ring, and a duplicate gets the same ATOMIC ACK again.
  * - ACKs are coalesced (AckReq, or every SROCE_ACK_COALESCE packets) and
  *   never overtake READ responses.
  */
@@ -242,6 +245,35 @@ static s32 rq_next_pending(const struct sroce_rq_eng *e, s32 from)
 	return -1;
 }
 
+/*
+ * The next resource of the ring, for a new READ or atomic.  The oldest
+ * may still be answering, but a requester within max_dest_rd_atomic has
+ * all of it already: what is left is a replay for a duplicate.  (One
+ * beyond the limit loses the rest and asks again, as with rdma_rxe; an
+ * atomic is then never answered, and its requester runs out of retries.)
+ */
+static struct sroce_rd_res *rq_res_new(struct sroce_rq_eng *e)
+{
+	struct sroce_rd_res *r = &e->res[e->res_next];
+
+	if (r->pending && e->cur == (s32)e->res_next) {
+		r->pending = false;
+		e->cur = rq_next_pending(e, e->cur);
+	}
+	memset(r, 0, sizeof(*r));
+	return r;
+}
+
+/* Queue the filled resource @r (from rq_res_new()) for answering */
+static void rq_res_queue(struct sroce_rq_eng *e, struct sroce_rd_res *r)
+{
+	r->valid = true;
+	r->pending = true;
+	if (e->cur < 0)
+		e->cur = (s32)e->res_next;
+	e->res_next = (e->res_next + 1) % e->nres;
+}
+
 static bool rq_read(struct sroce_rq_eng *e, const struct sroce_pkt *pkt,
 		    const struct sroce_rq_env *env, struct sroce_rq_act *act)
 {
@@ -261,33 +293,52 @@ static bool rq_read(struct sroce_rq_eng *e, const struct sroce_pkt *pkt,
 		rq_fatal(e, act, SROCE_NAK_REM_ACCESS, psn);
 		return false;
 	}
-	r = &e->res[e->res_next];
-	if (r->pending) {
-		/*
-		 * The oldest READ is still being answered, but a requester
-		 * within max_dest_rd_atomic has all of it already: what is
-		 * left is a replay for a duplicate.  (One beyond the limit
-		 * loses the rest and re-reads it, as with rdma_rxe.)
-		 */
-		r->pending = false;
-		if (e->cur == (s32)e->res_next)
-			e->cur = rq_next_pending(e, e->cur);
-	}
-	r->valid = true;
-	r->pending = true;
+	r = rq_res_new(e);
 	r->first_psn = psn;
 	r->npkts = sroce_msg_npkts(reth->len, e->mtu);
 	r->va = reth->va;
 	r->rkey = reth->rkey;
 	r->length = reth->len;
 	r->start_psn = psn;
-	r->next_off = 0;
 	r->end_off = reth->len;
-	if (e->cur < 0)
-		e->cur = (s32)e->res_next;
-	e->res_next = (e->res_next + 1) % e->nres;
+	rq_res_queue(e, r);
 	/* A READ takes one PSN per response packet */
 	e->epsn = sroce_psn_add(psn, r->npkts);
+	e->msn++;
+	act->kick = true;
+	return true;
+}
+
+static bool rq_atomic(struct sroce_rq_eng *e, const struct sroce_pkt *pkt,
+		      const struct sroce_rq_env *env, struct sroce_rq_act *act)
+{
+	const struct sroce_atmeth *a = &pkt->hdr.atmeth;
+	u32 psn = pkt->hdr.bth.psn;
+	struct sroce_atomic_op op = {
+		.cmp_swap = pkt->hdr.bth.opcode == SROCE_RC_CMP_SWAP,
+		.va = a->va,
+		.rkey = a->rkey,
+		.swap_add = a->swap_add,
+		.compare = a->compare,
+	};
+	struct sroce_rd_res *r;
+	u64 orig;
+
+	if (a->va & 7)
+		return rq_fatal(e, act, SROCE_NAK_INVALID_REQ, psn);
+	if (!(e->access & SROCE_ACC_REMOTE_ATOMIC) ||
+	    !env->atomic(env->ctx, &op, &orig))
+		return rq_fatal(e, act, SROCE_NAK_REM_ACCESS, psn);
+	r = rq_res_new(e);
+	r->atomic = true;
+	r->orig = orig;
+	r->first_psn = psn;
+	r->npkts = 1;
+	r->va = a->va;
+	r->rkey = a->rkey;
+	r->start_psn = psn;
+	rq_res_queue(e, r);
+	e->epsn = sroce_psn_add(psn, 1);
 	e->msn++;
 	act->kick = true;
 	return true;
@@ -305,7 +356,7 @@ static void rq_dup_read(struct sroce_rq_eng *e, const struct sroce_pkt *pkt,
 		struct sroce_rd_res *r = &e->res[i];
 		u32 off;
 
-		if (!r->valid)
+		if (!r->valid || r->atomic)
 			continue;
 		if (!sroce_psn_in_window(psn, r->first_psn, r->npkts))
 			continue;
@@ -330,6 +381,34 @@ static void rq_dup_read(struct sroce_rq_eng *e, const struct sroce_pkt *pkt,
 			r->end_off = off + reth->len;
 		}
 		e->cur = (s32)i;	/* the oldest READ first */
+		act->kick = true;
+		return;
+	}
+	ev(&act->events, SROCE_EV_DUP_READ_BAD);
+}
+
+/*
+ * A duplicate atomic: the ATOMIC ACK of the one with its PSN again, from
+ * the kept result.  It is never executed a second time.
+ */
+static void rq_dup_atomic(struct sroce_rq_eng *e, const struct sroce_pkt *pkt,
+			  struct sroce_rq_act *act)
+{
+	const struct sroce_atmeth *a = &pkt->hdr.atmeth;
+	u32 psn = pkt->hdr.bth.psn;
+	u32 i;
+
+	for (i = 0; i < e->nres; i++) {
+		struct sroce_rd_res *r = &e->res[i];
+
+		if (!r->valid || !r->atomic || r->first_psn != psn)
+			continue;
+		if (a->rkey != r->rkey || a->va != r->va)
+			break;
+		r->pending = true;
+		if (e->cur < 0)
+			e->cur = (s32)i;
+		ev(&act->events, SROCE_EV_ATOMIC_REPLAY);
 		act->kick = true;
 		return;
 	}
@@ -368,6 +447,8 @@ void sroce_rq_rx(struct sroce_rq_eng *e, const struct sroce_pkt *pkt,
 		ev(&act->events, SROCE_EV_DUP_REQ);
 		if (mask & SROCE_MASK_READ)
 			rq_dup_read(e, pkt, act);
+		else if (mask & SROCE_MASK_ATOMIC)
+			rq_dup_atomic(e, pkt, act);
 		else
 			rq_ack_all(e, act);
 		goto out;
@@ -389,12 +470,12 @@ void sroce_rq_rx(struct sroce_rq_eng *e, const struct sroce_pkt *pkt,
 		done = rq_write(e, pkt, env, act);
 	else if (mask & SROCE_MASK_READ)
 		done = rq_read(e, pkt, env, act);
-	else	/* atomics are not implemented yet */
-		done = rq_fatal(e, act, SROCE_NAK_INVALID_REQ, psn);
+	else
+		done = rq_atomic(e, pkt, env, act);
 	if (!done)
 		goto out;
 	e->seq = seq;
-	if (mask & SROCE_MASK_READ)
+	if (mask & (SROCE_MASK_READ | SROCE_MASK_ATOMIC))
 		goto out;	/* its responses acknowledge it */
 	e->epsn = sroce_psn_add(psn, 1);
 	e->unacked++;
@@ -424,6 +505,19 @@ bool sroce_rq_next(struct sroce_rq_eng *e, struct sroce_tx_rsp *rsp)
 	memset(rsp, 0, sizeof(*rsp));
 	if (e->state != SROCE_RQ_ACTIVE)
 		return false;
+	if (e->cur >= 0 && e->res[e->cur].atomic) {
+		struct sroce_rd_res *r = &e->res[e->cur];
+
+		rsp->opcode = SROCE_RC_ATOMIC_ACK;
+		rsp->psn = r->first_psn;
+		rsp->msn = e->msn & SROCE_MSN_MASK;
+		rsp->syndrome = sroce_syndrome_ack(SROCE_AETH_CREDIT_INVALID);
+		rsp->orig = r->orig;
+		r->pending = false;
+		e->cur = rq_next_pending(e, e->cur);
+		sroce_rq_check(e);
+		return true;
+	}
 	if (e->cur >= 0) {
 		struct sroce_rd_res *r = &e->res[e->cur];
 		u32 len = r->end_off - r->next_off;

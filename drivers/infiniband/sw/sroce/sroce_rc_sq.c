@@ -20,6 +20,10 @@
  *    READ's hole are placed out of order; the hole is re-requested (only
  *    it) after SROCE_REREAD_THRESH of them or on a timeout.  READs
  *    complete in order.
+ *  - ATOMIC ACK p: as a one-packet READ response whose 8 bytes of
+ *    "payload" are the original value; p must be an atomic's PSN.  An
+ *    atomic is answered like a READ: a lost ATOMIC ACK is asked for
+ *    again by sending the same request, which the responder replays.
  * Anything else is dropped and counted: a forged or stale response can
  * neither write nor complete.
  */
@@ -33,6 +37,17 @@
 static inline struct sroce_wqe *sq_wqe(const struct sroce_sq_eng *e, u32 idx)
 {
 	return &e->wqe[idx & (e->size - 1)];
+}
+
+/* A READ or an atomic: answered by responses, not by ACKs */
+static inline bool wqe_has_resp(const struct sroce_wqe *w)
+{
+	return w->kind >= SROCE_WR_READ;
+}
+
+static inline bool wqe_atomic(const struct sroce_wqe *w)
+{
+	return w->kind == SROCE_WR_CMP_SWAP || w->kind == SROCE_WR_FETCH_ADD;
 }
 
 static inline bool sq_active(const struct sroce_sq_eng *e)
@@ -227,7 +242,8 @@ void sroce_sq_push(struct sroce_sq_eng *e)
 	/* The glue validated it; the engine trusts no length beyond 2 GiB */
 	SROCE_ENGINE_WARN(w->length > 0x80000000U ||
 			  sq_npkts(e, w->length) >= SROCE_PSN_HALF ||
-			  w->kind > SROCE_WR_READ);
+			  w->kind > SROCE_WR_FETCH_ADD ||
+			  (wqe_atomic(w) && w->length != 8));
 	w->flags &= ~SROCE_WQE_RD_DONE;
 	w->first_psn = 0;
 	w->npkts = 0;
@@ -270,7 +286,7 @@ static void sq_point_at(struct sroce_sq_eng *e, u32 psn)
 		if (!sroce_psn_in_window(psn, w->first_psn, w->npkts))
 			continue;
 		off = psn_off(e, w, psn);
-		if (w->kind == SROCE_WR_READ && off < w->rd_done)
+		if (wqe_has_resp(w) && off < w->rd_done)
 			off = w->rd_done;
 		if (off && off >= w->length) {
 			/* a READ whose data is all in: nothing to ask */
@@ -322,7 +338,7 @@ static void sq_update_una(struct sroce_sq_eng *e)
 		struct sroce_wqe *w = sq_wqe(e, e->comp);
 
 		/* the oldest READ: answered as far as its data is in */
-		if (w->npkts && w->kind == SROCE_WR_READ)
+		if (w->npkts && wqe_has_resp(w))
 			una = sroce_psn_add(w->first_psn, w->rd_done / e->mtu);
 	}
 	if (sroce_psn_after(una, e->una_psn))
@@ -387,7 +403,7 @@ static bool sq_ack_through(struct sroce_sq_eng *e, struct sroce_sq_act *act)
 
 		if (!w->npkts)
 			break;
-		if (w->kind == SROCE_WR_READ) {
+		if (wqe_has_resp(w)) {
 			if (!(w->flags & SROCE_WQE_RD_DONE)) {
 				if (sroce_psn_covers(e->ack_psn, last))
 					rd_gap_evidence(e, e->comp, act);
@@ -458,7 +474,7 @@ u32 sroce_sq_reads_out(const struct sroce_sq_eng *e)
 
 		if (!w->npkts)
 			break;
-		if (w->kind != SROCE_WR_READ)
+		if (!wqe_has_resp(w))
 			continue;
 		sent = (u32)sroce_psn_diff(e->sent_psn, w->first_psn);
 		if (sent > w->npkts)
@@ -474,6 +490,18 @@ u32 sroce_sq_reads_out(const struct sroce_sq_eng *e)
 
 /* ---- requester ---- */
 
+/* The request of atomic @w (sent first or again: always the same) */
+static void req_atomic_fill(const struct sroce_wqe *w, struct sroce_tx_req *tx)
+{
+	tx->opcode = sroce_rc_req_opcode(w->kind, true, true);
+	tx->ackreq = true;
+	tx->atomic = true;
+	tx->va = w->remote_addr;
+	tx->rkey = w->rkey;
+	tx->swap_add = w->swap_add;
+	tx->compare = w->compare;
+}
+
 static enum sroce_req_verdict req_reread(struct sroce_sq_eng *e,
 					 struct sroce_tx_req *tx)
 {
@@ -481,11 +509,18 @@ static enum sroce_req_verdict req_reread(struct sroce_sq_eng *e,
 
 	e->reread_owed = false;
 	if (e->reread_idx - e->comp > e->req - e->comp ||
-	    e->reread_idx == e->fetch || w->kind != SROCE_WR_READ ||
+	    e->reread_idx == e->fetch || !wqe_has_resp(w) ||
 	    w->rd_reread != w->rd_done || w->rd_reread_end <= w->rd_done)
 		return SROCE_REQ_IDLE;	/* overtaken by a completion */
 	memset(tx, 0, sizeof(*tx));
 	tx->idx = e->reread_idx;
+	if (wqe_atomic(w)) {
+		/* its ATOMIC ACK is missing: the responder replays it */
+		req_atomic_fill(w, tx);
+		tx->psn = w->first_psn;
+		tx->retransmit = true;
+		return SROCE_REQ_SEND;
+	}
 	tx->opcode = sroce_rc_req_opcode(SROCE_WR_READ, true, true);
 	tx->psn = sroce_psn_add(w->first_psn, w->rd_done / e->mtu);
 	tx->ackreq = true;
@@ -529,6 +564,20 @@ static enum sroce_req_verdict req_read(struct sroce_sq_eng *e,
 	}
 	e->next_psn = sroce_psn_add(e->next_psn, cost);
 	e->req_off += len;
+	return SROCE_REQ_SEND;
+}
+
+static enum sroce_req_verdict req_atomic(struct sroce_sq_eng *e,
+					 struct sroce_wqe *w,
+					 struct sroce_tx_req *tx, bool resend)
+{
+	if (!resend && sroce_sq_reads_out(e) >= e->max_rd)
+		return SROCE_REQ_IDLE;
+	if ((u32)sroce_psn_diff(e->next_psn, e->una_psn) + 1 > e->window)
+		return SROCE_REQ_IDLE;
+	req_atomic_fill(w, tx);
+	e->next_psn = sroce_psn_add(e->next_psn, 1);
+	e->req_off = w->length;
 	return SROCE_REQ_SEND;
 }
 
@@ -607,6 +656,8 @@ enum sroce_req_verdict sroce_req_next(struct sroce_sq_eng *e,
 	tx->retransmit = resend;
 	if (w->kind == SROCE_WR_READ)
 		v = req_read(e, w, tx, resend);
+	else if (wqe_atomic(w))
+		v = req_atomic(e, w, tx, resend);
 	else
 		v = req_data(e, w, tx);
 	if (v != SROCE_REQ_SEND) {
@@ -740,8 +791,16 @@ static void comp_read_resp(struct sroce_sq_eng *e, const struct sroce_pkt *pkt,
 	ev(&act->events, SROCE_EV_GHOST);
 	return;
 found:
-	if (w->kind != SROCE_WR_READ) {
+	if (!wqe_has_resp(w)) {
 		ev(&act->events, SROCE_EV_GHOST);	/* not a READ's PSN */
+		return;
+	}
+	if (wqe_atomic(w) != !!(pkt->info->mask & SROCE_MASK_ATOMIC) ||
+	    ((pkt->info->mask & SROCE_MASK_ATOMIC) &&
+	     sroce_syndrome_kind(pkt->hdr.aeth.syndrome) !=
+	     SROCE_AETH_KIND_ACK)) {
+		/* an ATOMIC ACK for a READ, or the other way round */
+		ev(&act->events, SROCE_EV_BAD_RESP);
 		return;
 	}
 	/* It acknowledges every request before it */
@@ -774,6 +833,15 @@ found:
 		ev(&act->events, SROCE_EV_STALE);
 		return;
 	}
+	if (wqe_atomic(w)) {
+		/* one PSN: off is 0 and nothing is in yet */
+		act->place = true;
+		act->atomic = true;
+		act->place_idx = idx;
+		act->place_len = w->length;
+		act->atomic_orig = pkt->hdr.atmack.orig;
+		return;
+	}
 	if (comp_check_read(e, w, pkt, off)) {
 		ev(&act->events, SROCE_EV_BAD_RESP);
 		return;
@@ -792,12 +860,13 @@ void sroce_comp_rx(struct sroce_sq_eng *e, const struct sroce_pkt *pkt,
 	memset(act, 0, sizeof(*act));
 	if (!sq_active(e))
 		return;
-	if ((mask & (SROCE_MASK_READ | SROCE_MASK_RESP)) ==
-	    (SROCE_MASK_READ | SROCE_MASK_RESP))
+	if (!(mask & SROCE_MASK_RESP))
+		ev(&act->events, SROCE_EV_GHOST);	/* not a response */
+	else if (mask & (SROCE_MASK_READ | SROCE_MASK_ATOMIC))
 		comp_read_resp(e, pkt, act);
 	else if ((mask & SROCE_MASK_ACK) && (mask & SROCE_MASK_AETH))
 		comp_ack(e, pkt, act);
-	else	/* ATOMIC ACK: no atomics are sent yet */
+	else
 		ev(&act->events, SROCE_EV_GHOST);
 	sroce_sq_check(e);
 }
@@ -812,7 +881,7 @@ void sroce_comp_placed(struct sroce_sq_eng *e, const struct sroce_sq_act *req,
 	if (!sq_active(e))
 		return;
 	if (SROCE_ENGINE_WARN(req->place_idx - e->comp >= e->fetch - e->comp ||
-			      !w->npkts || w->kind != SROCE_WR_READ ||
+			      !w->npkts || !wqe_has_resp(w) ||
 			      req->place_off < w->rd_done)) {
 		sq_error(e, SROCE_WC_BAD_RESP_ERR, act);
 		return;
