@@ -139,13 +139,20 @@ void sroce_sq_flush(struct sroce_qp *qp)
 	sroce_sq_release(qp);
 }
 
-/* Copy a READ response's payload into the READ's local buffers. */
+/*
+ * Copy a READ response's payload into the READ's local buffers, or an
+ * atomic's original value into the atomic's.
+ */
 static bool sroce_comp_place(struct sroce_qp *qp, const struct sroce_rxpkt *rx,
 			     const struct sroce_sq_act *act)
 {
 	const struct sroce_swqe *sw = &qp->swqe[act->place_idx &
 						 qp->sq.index_mask];
+	u64 orig = act->atomic_orig;
 
+	if (act->atomic)
+		return !sroce_sge_copy(qp, sw->data, sw->num_sge, 0, &orig,
+				       sizeof(orig), SROCE_TO_MR);
 	if (!act->place_len)
 		return true;
 	return !sroce_sge_copy(qp, sw->data, sw->num_sge, act->place_off,
@@ -154,7 +161,7 @@ static bool sroce_comp_place(struct sroce_qp *qp, const struct sroce_rxpkt *rx,
 }
 
 /*
- * An ACK, NAK or READ response for this QP. Returns true if the requester
+ * An ACK, NAK, READ response or ATOMIC ACK for this QP. Returns true if the requester
  * may have packets to send. qp->lock held.
  */
 bool sroce_comp_rcv(struct sroce_qp *qp, const struct sroce_rxpkt *rx)

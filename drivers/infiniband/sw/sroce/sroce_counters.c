@@ -46,6 +46,8 @@ static const struct rdma_stat_desc sroce_counter_descs[] = {
 	[SROCE_CNT_UD_RECV_ERRORS].name = "ud_recv_errors",
 	[SROCE_CNT_UD_BAD_SENDS].name = "ud_bad_sends",
 	[SROCE_CNT_MCAST_DROP_NO_GROUP].name = "rx_drop_mcast_no_group",
+	[SROCE_CNT_ATOMICS_EXECUTED].name = "atomics_executed",
+	[SROCE_CNT_ATOMIC_REPLAYS].name = "atomic_replays",
 };
 
 /* The counter of each engine event (enum sroce_eng_event) */
@@ -65,6 +67,7 @@ static const u8 sroce_event_counter[SROCE_EV_NR] = {
 	[SROCE_EV_FATAL_NAK_SENT] = SROCE_CNT_FATAL_NAKS_SENT,
 	[SROCE_EV_BAD_REQ] = SROCE_CNT_RX_DROP_BAD_REQUEST,
 	[SROCE_EV_DUP_READ_BAD] = SROCE_CNT_RX_DROP_BAD_DUP_READ,
+	[SROCE_EV_ATOMIC_REPLAY] = SROCE_CNT_ATOMIC_REPLAYS,
 };
 
 static_assert(ARRAY_SIZE(sroce_counter_descs) == SROCE_CNT_NR);

@@ -28,11 +28,11 @@ enum sroce_counter {
 	SROCE_CNT_STALE_RESPONSES,	/* acks/read responses ignored */
 	SROCE_CNT_CQ_OVERFLOWS,
 	SROCE_CNT_GHOST_RESPONSES,	/* answer nothing outstanding: dropped */
-	SROCE_CNT_BAD_RESPONSES,	/* READ response of wrong form: dropped */
+	SROCE_CNT_BAD_RESPONSES,	/* READ resp./ATOMIC ACK of wrong form */
 	SROCE_CNT_READ_REREQUESTS,	/* READ holes asked for again */
 	SROCE_CNT_REWINDS,		/* requester goes back: NAK, timeout */
 	SROCE_CNT_RX_DROP_BAD_REQUEST,	/* not an RC request, over the MTU */
-	SROCE_CNT_RX_DROP_BAD_DUP_READ,	/* duplicate READ of no resource */
+	SROCE_CNT_RX_DROP_BAD_DUP_READ,	/* duplicate READ/atomic, no resource */
 	SROCE_CNT_RX_DROP_ADDRESS,	/* not from the RC QP's peer */
 	SROCE_CNT_RX_DROP_PKEY,		/* P_Key not ours */
 	SROCE_CNT_TX_THROTTLED,		/* a QP waits for its packets to drain */
@@ -45,6 +45,8 @@ enum sroce_counter {
 	SROCE_CNT_UD_RECV_ERRORS,	/* delivered into a WQE in error */
 	SROCE_CNT_UD_BAD_SENDS,		/* UD send WQE refused (AH, length) */
 	SROCE_CNT_MCAST_DROP_NO_GROUP,	/* multicast with no QP attached */
+	SROCE_CNT_ATOMICS_EXECUTED,	/* responder: atomics carried out */
+	SROCE_CNT_ATOMIC_REPLAYS,	/* duplicate atomic answered from cache */
 	SROCE_CNT_NR
 };
 

@@ -33,6 +33,11 @@ static int sroce_post_one_send(struct sroce_qp *qp, const struct ib_send_wr *wr)
 	case IB_WR_RDMA_WRITE_WITH_IMM:
 	case IB_WR_RDMA_READ:
 		break;
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		if (qp->ibqp.qp_type != IB_QPT_RC)
+			return -EINVAL;
+		break;
 	default:
 		return -EOPNOTSUPP;
 	}
@@ -50,6 +55,13 @@ static int sroce_post_one_send(struct sroce_qp *qp, const struct ib_send_wr *wr)
 	    wr->opcode == IB_WR_RDMA_READ) {
 		wqe->wr.wr.rdma.remote_addr = rdma_wr(wr)->remote_addr;
 		wqe->wr.wr.rdma.rkey = rdma_wr(wr)->rkey;
+	}
+	if (wr->opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
+	    wr->opcode == IB_WR_ATOMIC_FETCH_AND_ADD) {
+		wqe->wr.wr.atomic.remote_addr = atomic_wr(wr)->remote_addr;
+		wqe->wr.wr.atomic.compare_add = atomic_wr(wr)->compare_add;
+		wqe->wr.wr.atomic.swap = atomic_wr(wr)->swap;
+		wqe->wr.wr.atomic.rkey = atomic_wr(wr)->rkey;
 	}
 	if (sroce_qp_is_ud(qp)) {
 		wqe->wr.wr.ud.remote_qpn = ud_wr(wr)->remote_qpn;

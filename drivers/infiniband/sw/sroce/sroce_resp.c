@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Glue around the engine's responder (sroce_rc_rq.c): hands it request
- * packets, answers its two questions (is there a receive WQE; may the
- * peer use this rkey over this range), and carries out what it decides:
- * payload into the receive WQE's buffers or the Write's MR (the MR is
- * looked up again for every packet, so a half-written message pins
- * nothing), receive completions, ACKs and NAKs, READ responses.
+ * packets, answers its calls (is there a receive WQE; may the peer use
+ * this rkey over this range; carry out this atomic), and carries out
+ * what it decides: payload into the receive WQE's buffers or the Write's
+ * MR (the MR is looked up again for every packet, so a half-written
+ * message pins nothing), receive completions, ACKs and NAKs, READ
+ * responses and ATOMIC ACKs.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -60,6 +61,42 @@ static bool sroce_resp_rkey_ok(void *ctx, u32 rkey, u64 va, u32 len,
 	if (!mr)
 		return false;
 	sroce_mr_put(mr);
+	return true;
+}
+
+/*
+ * Every atomic of the module runs under this lock: atomic against each
+ * other (IB_ATOMIC_HCA), not against the CPU.  A lock rather than
+ * cmpxchg because the 8 bytes need not be aligned in the kernel mapping
+ * (an MR's iova may be aligned where its pages are not) and may then
+ * straddle two pages.
+ */
+static DEFINE_SPINLOCK(sroce_atomic_lock);
+
+/* Responder call: execute @op if its rkey allows; the old value in @orig */
+static bool sroce_resp_atomic(void *ctx, const struct sroce_atomic_op *op,
+			      u64 *orig)
+{
+	struct sroce_qp *qp = ctx;
+	struct sroce_mr *mr;
+	u64 val;
+
+	mr = sroce_mr_get(qp->sdev, qp->ibqp.pd, op->rkey,
+			  IB_ACCESS_REMOTE_ATOMIC, op->va, sizeof(val));
+	if (!mr)
+		return false;
+	spin_lock(&sroce_atomic_lock);
+	sroce_mr_copy(mr, op->va, &val, sizeof(val), SROCE_FROM_MR);
+	*orig = val;
+	if (!op->cmp_swap)
+		val += op->swap_add;
+	else if (val == op->compare)
+		val = op->swap_add;
+	if (val != *orig)
+		sroce_mr_copy(mr, op->va, &val, sizeof(val), SROCE_TO_MR);
+	spin_unlock(&sroce_atomic_lock);
+	sroce_mr_put(mr);
+	sroce_count(qp->sdev, SROCE_CNT_ATOMICS_EXECUTED);
 	return true;
 }
 
@@ -121,8 +158,8 @@ static void sroce_resp_wc(struct sroce_qp *qp, const struct sroce_rxpkt *rx,
 }
 
 /*
- * A request packet for this QP. Returns true if READ responses are
- * waiting to be sent. qp->lock held.
+ * A request packet for this QP. Returns true if READ responses or ATOMIC
+ * ACKs are waiting to be sent. qp->lock held.
  */
 bool sroce_resp_rcv(struct sroce_qp *qp, const struct sroce_rxpkt *rx,
 		    struct sk_buff_head *out)
@@ -131,6 +168,7 @@ bool sroce_resp_rcv(struct sroce_qp *qp, const struct sroce_rxpkt *rx,
 		.ctx = qp,
 		.take_rwqe = sroce_resp_take_rwqe,
 		.rkey_ok = sroce_resp_rkey_ok,
+		.atomic = sroce_resp_atomic,
 	};
 	struct sroce_rq_act act;
 
@@ -157,7 +195,7 @@ bool sroce_resp_rcv(struct sroce_qp *qp, const struct sroce_rxpkt *rx,
 	return act.kick;
 }
 
-/* A READ response: headers from @rsp, payload from the MR. */
+/* A READ response (payload from the MR) or an ATOMIC ACK, from @rsp */
 static int sroce_resp_read_build(struct sroce_qp *qp,
 				 const struct sroce_tx_rsp *rsp,
 				 struct sk_buff_head *out)
@@ -173,9 +211,10 @@ static int sroce_resp_read_build(struct sroce_qp *qp,
 	h.bth.psn = rsp->psn;
 	h.aeth.syndrome = rsp->syndrome;
 	h.aeth.msn = rsp->msn;
+	h.atmack.orig = rsp->orig;
 	skb = sroce_pkt_new(qp, &h, rsp->len, &payload);
 	if (!skb)
-		return -ENOMEM;	/* lost: the requester re-reads */
+		return -ENOMEM;	/* lost: the requester asks again */
 	if (rsp->len) {
 		mr = sroce_mr_get(qp->sdev, qp->ibqp.pd, rsp->rkey,
 				  IB_ACCESS_REMOTE_READ, rsp->va, rsp->len);
@@ -192,8 +231,9 @@ static int sroce_resp_read_build(struct sroce_qp *qp,
 }
 
 /*
- * Send pending READ responses, up to @budget packets, then an ACK held
- * back behind them. Returns true if some remain. qp->lock held.
+ * Send pending READ responses and ATOMIC ACKs, up to @budget packets,
+ * then an ACK held back behind them. Returns true if some remain.
+ * qp->lock held.
  */
 bool sroce_resp_read_run(struct sroce_qp *qp, struct sk_buff_head *out,
 			 int budget)
