@@ -4,8 +4,9 @@
 # Topology "pair": stock applications between the guests' sroce devices
 # (a serves, b connects): ibv_rc_pingpong at 64 B, 4 KiB and 1 MiB, with
 # polling and with completion events (-e), ibv_srq_pingpong (four QPs on
-# one SRQ, data checked), and perftest's send, write and
-# read bandwidth and latency tests at 64 B, 4 KiB, 64 KiB and 1 MiB.
+# one SRQ, data checked), perftest's send, write and
+# read bandwidth and latency tests at 64 B, 4 KiB, 64 KiB and 1 MiB, and
+# its atomic bandwidth (both operations) and latency tests.
 # Each run must exit 0 on both sides.
 . "$(dirname "$0")/../lib.sh"
 
@@ -49,6 +50,11 @@ for t in send write read; do
 		run "ib_${t}_lat -s $s" ib_${t}_lat -d sroce0 -x 1 -F -s $s -n 100
 	done
 done
+for op in FETCH_AND_ADD CMP_AND_SWAP; do
+	run "ib_atomic_bw -A $op" \
+		ib_atomic_bw -d sroce0 -x 1 -F -A $op -n 500
+done
+run "ib_atomic_lat" ib_atomic_lat -d sroce0 -x 1 -F -n 200
 diag "counters: $(rdma statistic show link sroce0/1 | tr -s ' ')"
 sync_peer done
 check "rdma link delete" rdma link delete sroce0

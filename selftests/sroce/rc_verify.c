@@ -33,6 +33,15 @@
  *            ring (found in /proc/self/maps), rings the doorbell, and
  *            expects every one to complete, the QP in the error state,
  *            and the kernel unharmed (the testbed checks its log)
+ *   atomic   192 fetch-and-add in flight (max_rd_atomic 16) on one
+ *            counter, a READ of it after every eighth: each returns the
+ *            value before it, each READ the value after the ones before,
+ *            in order; compare-and-swap that hits and one that misses;
+ *            the counter ends right (every atomic ran exactly once, also
+ *            over a lossy, duplicating wire); an atomic to an MR without
+ *            REMOTE_ATOMIC ends in REM_ACCESS_ERR, to a QP without it in
+ *            REM_ACCESS_ERR (sroce) or REM_INV_REQ_ERR (rdma_rxe), with
+ *            the target untouched
  *   rkey     the server deregisters an MR, then registers and
  *            deregisters 600 more: none gets the revoked rkey back; a
  *            Write with the revoked rkey while a new MR covers the same
@@ -88,6 +97,8 @@ struct peer {
 	uint32_t ro_rkey;
 	uint64_t pd2_addr;	/* writable region of another PD */
 	uint32_t pd2_rkey;
+	uint64_t at_addr;	/* atomic cells */
+	uint32_t at_rkey;
 	uint32_t len;
 };
 
@@ -100,6 +111,8 @@ struct ctx {
 	struct ibv_mr *ro_mr;	/* REMOTE_READ only */
 	struct ibv_pd *pd2;
 	struct ibv_mr *pd2_mr;	/* full access, but in pd2 */
+	struct ibv_mr *at_mr;	/* REMOTE_ATOMIC | REMOTE_READ */
+	uint64_t *at_buf;
 	uint8_t *buf;
 	uint8_t *ro_buf;
 	int gid_index;
@@ -223,7 +236,8 @@ static void open_device(struct ctx *c, const char *name)
 	c->cq = ibv_create_cq(c->ibv, 512, NULL, NULL, 0);
 	c->buf = aligned_alloc(4096, BUF_SIZE);
 	c->ro_buf = aligned_alloc(4096, BUF_SIZE);
-	if (!c->pd || !c->cq || !c->buf || !c->ro_buf)
+	c->at_buf = aligned_alloc(4096, 4096);
+	if (!c->pd || !c->cq || !c->buf || !c->ro_buf || !c->at_buf)
 		die("resources");
 	c->mr = ibv_reg_mr(c->pd, c->buf, BUF_SIZE,
 			   IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
@@ -236,7 +250,10 @@ static void open_device(struct ctx *c, const char *name)
 			       IBV_ACCESS_REMOTE_READ);
 	c->ro_mr = ibv_reg_mr(c->pd, c->ro_buf, BUF_SIZE,
 			      IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ);
-	if (!c->mr || !c->ro_mr)
+	c->at_mr = ibv_reg_mr(c->pd, c->at_buf, 4096,
+			      IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_ATOMIC |
+			      IBV_ACCESS_REMOTE_READ);
+	if (!c->mr || !c->ro_mr || !c->at_mr)
 		die("ibv_reg_mr");
 	if (ibv_query_gid(c->ibv, 1, c->gid_index, &c->me.gid))
 		die("ibv_query_gid");
@@ -247,9 +264,10 @@ struct qp_opts {
 	uint8_t retry_cnt;
 	uint8_t rnr_retry;
 	uint8_t min_rnr_timer;
+	bool no_atomic;		/* the QP grants no REMOTE_ATOMIC */
 };
 
-static const struct qp_opts default_opts = { 14, 7, 7, 12 };
+static const struct qp_opts default_opts = { 14, 7, 7, 12, false };
 
 /* A fresh QP for a case, connected to the peer's fresh QP. */
 static void connect_qp_with(struct ctx *c, const struct qp_opts *o,
@@ -293,6 +311,8 @@ static void connect_qp_with(struct ctx *c, const struct qp_opts *o,
 	c->me.ro_rkey = c->ro_mr->rkey;
 	c->me.pd2_addr = (uintptr_t)c->ro_buf;
 	c->me.pd2_rkey = c->pd2_mr->rkey;
+	c->me.at_addr = (uintptr_t)c->at_buf;
+	c->me.at_rkey = c->at_mr->rkey;
 	c->me.len = BUF_SIZE;
 	me = c->me;
 	xfer(c, &me, &c->remote, sizeof(me));
@@ -301,6 +321,8 @@ static void connect_qp_with(struct ctx *c, const struct qp_opts *o,
 	a.qp_state = IBV_QPS_INIT;
 	a.port_num = 1;
 	a.qp_access_flags = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
+	if (!o->no_atomic)
+		a.qp_access_flags |= IBV_ACCESS_REMOTE_ATOMIC;
 	if (ibv_modify_qp(c->qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
 			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
 		die("INIT");
@@ -744,6 +766,188 @@ static void case_access(struct ctx *c)
 	}
 }
 
+static void post_atomic(struct ctx *c, uint64_t wr_id, enum ibv_wr_opcode op,
+			uint64_t raddr, uint32_t rkey, uint64_t compare_add,
+			uint64_t swap, uint64_t *result)
+{
+	struct ibv_sge sge = { (uintptr_t)result, 8, c->mr->lkey };
+	struct ibv_send_wr wr = {}, *bad;
+
+	*result = 0xeeeeeeeeeeeeeeeeULL;
+	wr.wr_id = wr_id;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.opcode = op;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.wr.atomic.remote_addr = raddr;
+	wr.wr.atomic.compare_add = compare_add;
+	wr.wr.atomic.swap = swap;
+	wr.wr.atomic.rkey = rkey;
+	if (ibv_post_send(c->qp, &wr, &bad))
+		die("ibv_post_send (atomic)");
+}
+
+#define AT_N		192	/* fetch-and-adds in the stream */
+#define AT_BASE		1000
+#define AT_ADD		3
+
+/* Client: the atomic stream and compare-and-swap; true if all as said */
+static bool atomic_stream(struct ctx *c)
+{
+	uint64_t *res = (uint64_t *)(c->buf + LOCAL_OFF);
+	uint64_t *rd = res + AT_N, *cas = rd + AT_N / 8;
+	struct ibv_wc wc[AT_N + AT_N / 8];
+	int i, k = 0, got, want = AT_N + AT_N / 8;
+	bool good;
+
+	for (i = 0; i < AT_N; i++) {
+		post_atomic(c, i, IBV_WR_ATOMIC_FETCH_AND_ADD, c->remote.at_addr,
+			    c->remote.at_rkey, AT_ADD, 0, &res[i]);
+		if (i % 8 == 7) {
+			struct ibv_sge sge = { (uintptr_t)&rd[i / 8], 8,
+					       c->mr->lkey };
+			struct ibv_send_wr wr = {}, *bad;
+
+			rd[i / 8] = 0;
+			wr.wr_id = 10000 + i;
+			wr.sg_list = &sge;
+			wr.num_sge = 1;
+			wr.opcode = IBV_WR_RDMA_READ;
+			wr.send_flags = IBV_SEND_SIGNALED;
+			wr.wr.rdma.remote_addr = c->remote.at_addr;
+			wr.wr.rdma.rkey = c->remote.at_rkey;
+			if (ibv_post_send(c->qp, &wr, &bad))
+				die("ibv_post_send (READ)");
+		}
+	}
+	got = poll_n(c, wc, want);
+	good = got == want;
+	for (i = 0; i < got; i++) {
+		bool is_rd = i % 9 == 8;
+		uint64_t id = is_rd ? 10000 + (uint64_t)(i / 9) * 8 + 7 :
+				      (uint64_t)(i - i / 9);
+
+		if (wc[i].status != IBV_WC_SUCCESS || wc[i].wr_id != id ||
+		    wc[i].opcode != (is_rd ? IBV_WC_RDMA_READ :
+					     IBV_WC_FETCH_ADD)) {
+			printf("# completion %d: wr_id %lu %s opcode %d\n", i,
+			       (unsigned long)wc[i].wr_id,
+			       ibv_wc_status_str(wc[i].status), wc[i].opcode);
+			good = false;
+		}
+	}
+	for (i = 0; i < AT_N && good; i++) {
+		if (res[i] != AT_BASE + (uint64_t)AT_ADD * i) {
+			printf("# fetch-and-add %d returned %llu\n", i,
+			       (unsigned long long)res[i]);
+			good = false;
+		}
+		if (i % 8 == 7 &&
+		    rd[i / 8] != AT_BASE + (uint64_t)AT_ADD * (i + 1)) {
+			printf("# READ after fetch-and-add %d returned %llu\n",
+			       i, (unsigned long long)rd[i / 8]);
+			good = false;
+		}
+	}
+	/* compare-and-swap: 7 -> 9 swaps; 7 -> 11 finds 9 and keeps it */
+	post_atomic(c, 20000, IBV_WR_ATOMIC_CMP_AND_SWP, c->remote.at_addr + 8,
+		    c->remote.at_rkey, 7, 9, &cas[0]);
+	post_atomic(c, 20001, IBV_WR_ATOMIC_CMP_AND_SWP, c->remote.at_addr + 8,
+		    c->remote.at_rkey, 7, 11, &cas[1]);
+	got = poll_n(c, wc, 2);
+	for (i = 0; i < got; i++)
+		k += wc[i].status == IBV_WC_SUCCESS &&
+		     wc[i].opcode == IBV_WC_COMP_SWAP &&
+		     wc[i].wr_id == 20000u + (unsigned int)i;
+	if (k != 2 || cas[0] != 7 || cas[1] != 9) {
+		printf("# compare-and-swap: %d good completions, returned %llu, %llu\n",
+		       k, (unsigned long long)cas[0],
+		       (unsigned long long)cas[1]);
+		good = false;
+	}
+	return good;
+}
+
+/* Client: one atomic that must fail with @want */
+static bool atomic_fails(struct ctx *c, const char *name, uint64_t raddr,
+			 uint32_t rkey, enum ibv_wc_status want)
+{
+	uint64_t *res = (uint64_t *)(c->buf + LOCAL_OFF);
+	struct ibv_wc wc;
+	bool good;
+
+	post_atomic(c, 4343, IBV_WR_ATOMIC_FETCH_AND_ADD, raddr, rkey, 1, 0,
+		    res);
+	good = poll_n(c, &wc, 1) == 1 && wc.wr_id == 4343 &&
+	       (wc.status == want ||
+		/* rdma_rxe NAKs an opcode its QP disallows invalid */
+		(want == IBV_WC_REM_INV_REQ_ERR &&
+		 wc.status == IBV_WC_REM_ACCESS_ERR));
+	if (!good)
+		printf("# %s: got %s\n", name, ibv_wc_status_str(wc.status));
+	return good;
+}
+
+static void case_atomic(struct ctx *c)
+{
+	static const struct qp_opts no_atomic = { 14, 7, 7, 12, true };
+	const char *what[2] = {
+		"atomic to an MR without REMOTE_ATOMIC",
+		"atomic to a QP without REMOTE_ATOMIC",
+	};
+	bool good;
+	int i;
+
+	connect_qp(c, &default_opts);
+	if (c->server) {
+		memset(c->at_buf, 0, 4096);
+		c->at_buf[0] = AT_BASE;
+		c->at_buf[1] = 7;
+		sync_peer(c, 1);
+		sync_peer(c, 1);	/* the client is done */
+		good = c->at_buf[0] == AT_BASE + (uint64_t)AT_ADD * AT_N &&
+		       c->at_buf[1] == 9 && !c->at_buf[2];
+		if (!good)
+			printf("# cells hold %llu, %llu, %llu\n",
+			       (unsigned long long)c->at_buf[0],
+			       (unsigned long long)c->at_buf[1],
+			       (unsigned long long)c->at_buf[2]);
+	} else {
+		sync_peer(c, 1);
+		good = atomic_stream(c);
+		sync_peer(c, 1);
+	}
+	ok(sync_peer(c, good) && good,
+	   "atomics: %d fetch-and-add in flight with READs between, compare-and-swap; each ran once, in order",
+	   AT_N);
+
+	memset(c->ro_buf, 0x5a, BUF_SIZE);
+	for (i = 0; i < 2; i++) {
+		connect_qp(c, c->server && i == 1 ? &no_atomic : &default_opts);
+		if (c->server) {
+			struct ibv_qp_init_attr init;
+			struct ibv_qp_attr a;
+
+			c->at_buf[3] = 5;
+			sync_peer(c, 1);
+			good = !ibv_query_qp(c->qp, &a, IBV_QP_STATE, &init) &&
+			       a.qp_state == IBV_QPS_ERR && c->at_buf[3] == 5 &&
+			       c->ro_buf[0] == 0x5a;
+			ok(sync_peer(c, good) && good,
+			   "%s: responder QP in error, memory intact", what[i]);
+			continue;
+		}
+		good = i == 0 ?
+		       atomic_fails(c, what[i], c->remote.ro_addr,
+				    c->remote.ro_rkey, IBV_WC_REM_ACCESS_ERR) :
+		       atomic_fails(c, what[i], c->remote.at_addr + 24,
+				    c->remote.at_rkey, IBV_WC_REM_INV_REQ_ERR);
+		sync_peer(c, 1);
+		ok(sync_peer(c, good) && good, "%s: responder QP in error, memory intact",
+		   what[i]);
+	}
+}
+
 static int cmp_u32(const void *a, const void *b)
 {
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
@@ -847,7 +1051,7 @@ static const char *forge_file;
 
 static void case_forge(struct ctx *c)
 {
-	static const struct qp_opts o = { 17, 7, 7, 12 };
+	static const struct qp_opts o = { 17, 7, 7, 12, false };
 	static const enum op ops[] = { OP_WRITE, OP_SEND };
 	char done[4096];
 	uint32_t seed = 50000;
@@ -1013,7 +1217,7 @@ static void case_halfwrite(struct ctx *c)
 
 static void case_rnr(struct ctx *c)
 {
-	const struct qp_opts o = { 14, 7, 1, 1 };
+	const struct qp_opts o = { 14, 7, 1, 1, false };
 
 	connect_qp(c, &o);
 	if (c->server) {	/* posts no receive */
@@ -1027,7 +1231,7 @@ static void case_rnr(struct ctx *c)
 
 static void case_retry(struct ctx *c)
 {
-	const struct qp_opts o = { 8, 2, 7, 12 };	/* ~1 ms timeout */
+	const struct qp_opts o = { 8, 2, 7, 12, false };	/* ~1 ms timeout */
 	struct ibv_qp_attr a = { .qp_state = IBV_QPS_ERR };
 
 	connect_qp(c, &o);
@@ -1152,7 +1356,8 @@ static void case_qp(struct ctx *c)
 	       q.sq_psn == c->me.psn && q.rq_psn == c->remote.psn &&
 	       q.max_rd_atomic == 16 && q.max_dest_rd_atomic == 16 &&
 	       q.qp_access_flags == (IBV_ACCESS_REMOTE_WRITE |
-				     IBV_ACCESS_REMOTE_READ);
+				     IBV_ACCESS_REMOTE_READ |
+				     IBV_ACCESS_REMOTE_ATOMIC);
 	ok(good, "qp: ibv_query_qp returns the attributes set");
 
 	/* RTS -> SQD: an idle send queue is drained at once, with an event. */
@@ -1495,7 +1700,7 @@ static void case_garbage(struct ctx *c)
 		int nwqe = 1 + rand() % 8;
 
 		/* A valid-looking Send must not wait on RNR for long. */
-		static const struct qp_opts o = { 10, 2, 1, 1 };
+		static const struct qp_opts o = { 10, 2, 1, 1, false };
 
 		connect_qp(c, &o);
 		n1 = uverbs_maps(s1, e1, 16);
@@ -1570,7 +1775,7 @@ static void case_garbage(struct ctx *c)
 int main(int argc, char **argv)
 {
 	const char *dev = "sroce0", *host = NULL;
-	const char *cases = "data,burst,sig,rnr,retry,access,qp,mr,cq,garbage,rkey";
+	const char *cases = "data,burst,sig,rnr,retry,access,qp,mr,cq,garbage,rkey,atomic";
 	struct ctx c = { .gid_index = 1, .sock = -1 };
 	int opt;
 
@@ -1632,6 +1837,8 @@ int main(int argc, char **argv)
 		case_garbage(&c);
 	if (strstr(cases, "rkey"))
 		case_rkey(&c);
+	if (strstr(cases, "atomic"))
+		case_atomic(&c);
 	if (strstr(cases, "forge"))
 		case_forge(&c);
 	if (strstr(cases, "halfwrite"))

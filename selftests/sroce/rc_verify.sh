@@ -25,7 +25,7 @@ if [ -n "${SROCE_PEER_RXE:-}" ]; then
 	sync_peer up
 	check "peer reachable" ping -c 2 -W 10 "$SROCE_PEER_IP"
 fi
-cases=data,burst,sig,rnr,retry,access,qp,mr,cq,garbage,rkey
+cases=data,burst,sig,rnr,retry,access,qp,mr,cq,garbage,rkey,atomic
 mtu=1024
 if [ -n "${SROCE_MTU:-}" ]; then
 	# Path MTU 4096 needs room for 4096 bytes of payload plus headers.
@@ -33,14 +33,14 @@ if [ -n "${SROCE_MTU:-}" ]; then
 	check "active MTU 4096" wait_for 10 bash -c \
 		'[ "$(port_attr sroce0 active_mtu)" = 4096 ]'
 	mtu=$SROCE_MTU
-	cases=data,burst
+	cases=data,burst,atomic
 fi
 if [ -n "${SROCE_QDISC:-}" ]; then
 	modprobe "sch_${SROCE_QDISC%% *}"
 	# shellcheck disable=SC2086
 	check "qdisc on eth0: $SROCE_QDISC" \
 		tc qdisc add dev eth0 root $SROCE_QDISC
-	cases=data,burst
+	cases=data,burst,atomic
 fi
 if [ -n "${SROCE_BACKLOG_MAX:-}" ]; then
 	# The most packets eth0's qdisc holds, sampled every 0.1 s.

@@ -3,7 +3,7 @@
 #
 # Topology "pair": sroce against the kernel's rdma_rxe, the reference for
 # the wire. Guest a runs rdma_rxe (rxe0), guest b sroce (sroce0). Stock
-# applications and rc_verify's data cases run in both directions (each
+# applications and rc_verify's data and atomic cases run in both directions (each
 # side once as server, once as client), so both implementations act as
 # requester and responder for every operation, over IPv4 and IPv6; then
 # UD (ibv_ud_pingpong), SRQs (ibv_srq_pingpong) and rdma_cm programs (rping, ucmatose, udaddy),
@@ -53,6 +53,8 @@ for srv in a b; do
 	done
 	run $srv "ib_write_lat 64 B, $who" \
 		ib_write_lat -d $dev -x 1 -F -s 64 -n 100
+	run $srv "ib_atomic_bw fetch-and-add, $who" \
+		ib_atomic_bw -d $dev -x 1 -F -A FETCH_AND_ADD -n 200
 	run $srv "ibv_rc_pingpong over IPv6 (link-local GID 0), $who" \
 		ibv_rc_pingpong -d $dev -g 0 -s 4096 -n 50
 done
@@ -83,16 +85,16 @@ for srv in a b; do
 		"udaddy -c 2 -C 10" "udaddy -s $peer -c 2 -C 10"
 done
 
-# rc_verify's data cases, each side as server once.
+# rc_verify's data and atomic cases, each side as server once.
 prog=$SROCE_SRC/selftests/sroce/rc_verify
 for srv in a b; do
 	who="server $([ $srv = a ] && echo rxe || echo sroce)"
 	sync_peer "verify$srv"
 	if [ "$SROCE_ROLE" = $srv ]; then
-		"$prog" -d $dev -g 1 -s -t data,burst > /tmp/verify.log 2>&1
+		"$prog" -d $dev -g 1 -s -t data,burst,atomic > /tmp/verify.log 2>&1
 	else
 		sleep 1
-		"$prog" -d $dev -g 1 -c "$SROCE_PEER_IP" -t data,burst \
+		"$prog" -d $dev -g 1 -c "$SROCE_PEER_IP" -t data,burst,atomic \
 			> /tmp/verify.log 2>&1
 	fi
 	rc=$?
