@@ -24,6 +24,11 @@
  *   responder step ..... sroce_rq_next(): READ responses and ATOMIC ACKs,
  *                        then a held ACK
  *
+ * The same engines run UC QPs (sroce_sq_set_uc(), sroce_rq_set_uc()): Send
+ * and Write only, no ACKs; a send WQE completes once its last packet is
+ * built, and the responder drops a message whole when a PSN is missing
+ * from it, or when it has no receive WQE, access or room for it.
+ *
  * Indices are free-running u32 counters; the SQ slot is idx & mask.  PSNs
  * are 24-bit (psn.h).  Every event ends with the invariants checked
  * (sroce_sq_check(), sroce_rq_check()); a violation is reported through
@@ -75,6 +80,9 @@ enum sroce_eng_event {
 	SROCE_EV_BAD_REQ,	/* request dropped: wrong length/opcode/state */
 	SROCE_EV_DUP_READ_BAD,	/* duplicate READ/atomic matching no resource */
 	SROCE_EV_ATOMIC_REPLAY,	/* responder: duplicate atomic answered again */
+	SROCE_EV_UC_DROP,	/* UC responder: a message dropped whole */
+	SROCE_EV_ATOMIC_MISALIGNED, /* atomic NAKed: address not 8-aligned */
+	SROCE_EV_ATOMIC_DENIED,	/* atomic NAKed: no REMOTE_ATOMIC (QP, rkey) */
 	SROCE_EV_NR
 };
 
@@ -119,6 +127,7 @@ struct sroce_sq_eng {
 	u8	retry_cnt;
 	u8	rnr_retry;
 	u8	timeout;	/* IBTA local ACK timeout code, 0 = none */
+	bool	uc;		/* UC: nothing is acknowledged */
 
 	u8	state;		/* enum sroce_sq_state */
 	u32	comp;		/* oldest WQE not completed */
@@ -213,6 +222,9 @@ void sroce_sq_init(struct sroce_sq_eng *e, struct sroce_wqe *wqe, u32 size);
  */
 void sroce_sq_config(struct sroce_sq_eng *e, u32 mtu, u32 max_rd,
 		     u8 retry_cnt, u8 rnr_retry, u8 timeout);
+
+/* Make this a UC send queue (after init, kept across resets) */
+void sroce_sq_set_uc(struct sroce_sq_eng *e);
 
 /* SQ PSN (modify_qp IB_QP_SQ_PSN) */
 void sroce_sq_set_psn(struct sroce_sq_eng *e, u32 psn);
@@ -309,6 +321,7 @@ struct sroce_rq_eng {
 	u32	mtu;
 	u32	access;		/* SROCE_ACC_* */
 	u8	min_rnr_timer;
+	bool	uc;		/* UC: no ACKs, lost messages dropped */
 
 	u8	state;		/* enum sroce_rq_state */
 	u32	epsn;
@@ -412,19 +425,25 @@ void sroce_rq_init(struct sroce_rq_eng *e, struct sroce_rd_res *res,
 void sroce_rq_config(struct sroce_rq_eng *e, u32 mtu, u32 nres, u32 access,
 		     u8 min_rnr_timer);
 void sroce_rq_set_psn(struct sroce_rq_eng *e, u32 psn);
+/* Make this a UC receive queue (after init, kept across resets) */
+void sroce_rq_set_uc(struct sroce_rq_eng *e);
 void sroce_rq_start(struct sroce_rq_eng *e);	/* to RTR */
 void sroce_rq_reset(struct sroce_rq_eng *e);
 /* The QP went to error: drop what is held (glue flushes the RWQE) */
 void sroce_rq_error(struct sroce_rq_eng *e);
 
-/* A request packet (RC request opcode; ICRC, address, P_Key checked) */
+/*
+ * A request packet (an RC request opcode, or UC for a UC queue; ICRC,
+ * address, P_Key checked)
+ */
 void sroce_rq_rx(struct sroce_rq_eng *e, const struct sroce_pkt *pkt,
 		 const struct sroce_rq_env *env, struct sroce_rq_act *act);
 
 /*
  * The glue could not carry out @act's placement (@nak: the NAK code;
  * @wc_status: the receive completion, SUCCESS for none).  Rewrites @act:
- * no ACK, a NAK instead, QP to error.
+ * no ACK, a NAK instead, QP to error.  On UC: the message is dropped,
+ * and only a receive completion in error fails the QP.
  */
 void sroce_rq_fail(struct sroce_rq_eng *e, u32 psn, enum sroce_nak_code nak,
 		   u8 wc_status, struct sroce_rq_act *act);

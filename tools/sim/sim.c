@@ -543,15 +543,18 @@ static bool tx_req_valid(struct sim *w, struct sim_side *s,
 	const struct sroce_opcode_info *info = sroce_opcode_get(tx->opcode);
 	const struct sim_op *op;
 	u32 i = tx->idx - s->sq_base;
+	/* UC completes a WQE as its last packet is decided: comp - 1 */
+	u32 lo = w->p.uc ? e->comp - 1 : e->comp;
 
-	if (tx->idx - e->comp >= e->fetch - e->comp || i >= s->nops) {
+	if (tx->idx - lo >= e->fetch - lo || i >= s->nops) {
 		sim_fail(w, "%c: request for WQE idx %u outside [comp %u, fetch %u)",
 			 'A' + s->id, tx->idx, e->comp, e->fetch);
 		return false;
 	}
 	op = &s->ops[i];
 	if (!info || !(info->mask & SROCE_MASK_REQ) ||
-	    sroce_opcode_transport(tx->opcode) != SROCE_TRANSPORT_RC ||
+	    sroce_opcode_transport(tx->opcode) !=
+	    (w->p.uc ? SROCE_TRANSPORT_UC : SROCE_TRANSPORT_RC) ||
 	    tx->len > w->p.mtu || (u64)tx->off + tx->len > op->len) {
 		sim_fail(w, "%c: bad request %s for WQE %u (kind %u len %u): off %u len %u mtu %u",
 			 'A' + s->id, sroce_opcode_name(tx->opcode), i,
@@ -592,6 +595,18 @@ static void req_send(struct sim *w, struct sim_side *s,
 	if (!tx_req_valid(w, s, tx))
 		return;
 	op = &s->ops[tx->idx - s->sq_base];
+	if (w->p.uc && !tx->off && !tx->retransmit) {
+		op->first_psn = tx->psn;
+		op->npkts = sroce_msg_npkts(op->len, w->p.mtu);
+	}
+	if (w->p.uc && (tx->retransmit || tx->ackreq ||
+			sroce_opcode_transport(tx->opcode) !=
+			SROCE_TRANSPORT_UC)) {
+		sim_fail(w, "%c: UC request %s psn %06x: retransmit %d ackreq %d",
+			 'A' + s->id, sroce_opcode_name(tx->opcode), tx->psn,
+			 tx->retransmit, tx->ackreq);
+		return;
+	}
 	if (op->kind == SROCE_WR_READ && tx->reth &&
 	    tx->va - op->rva + tx->dma_len > op->rd_req_hi)
 		op->rd_req_hi = tx->va - op->rva + tx->dma_len;
@@ -944,15 +959,66 @@ static bool rq_place_mr(struct sim *w, struct sim_side *s, u32 psn,
 	return true;
 }
 
+/*
+ * UC: the peer op whose message completed a receive at PSN @psn, with
+ * its data checked where it landed; ~0 if none or wrong.
+ */
+static u32 uc_which_op(struct sim *w, struct sim_side *s,
+		       const struct sim_rwqe *rw, u32 psn)
+{
+	const struct sim_side *peer = s->peer;
+	u32 i;
+
+	for (i = 0; i < peer->posted; i++) {
+		const struct sim_op *op = &peer->ops[i];
+		const u8 *src = peer->init + peer->zone_off[op->lzone] +
+				op->loff;
+		const u8 *dst;
+
+		if (!op->npkts ||
+		    !sroce_psn_in_window(psn, op->first_psn, op->npkts))
+			continue;
+		dst = op->kind == SROCE_WR_WRITE_IMM ?
+		      s->mem + s->zone_off[op->rzone] + op->roff :
+		      s->mem + rw->off;
+		if (rw->byte_len == op->len && !memcmp(dst, src, op->len))
+			return i;
+		sim_fail(w, "%c: UC receive completed by %c WQE %u (kind %u len %u) with byte_len %u or wrong data",
+			 'A' + s->id, 'A' + peer->id, i, op->kind, op->len,
+			 rw->byte_len);
+		return ~0U;
+	}
+	sim_fail(w, "%c: UC receive completed at PSN %06x, which no WQE of %c sent",
+		 'A' + s->id, psn, 'A' + peer->id);
+	return ~0U;
+}
+
 /* Immediate oracle for a receive completion (no adversary) */
 static void rcomp_check(struct sim *w, struct sim_side *s,
-			const struct sim_rwqe *rw, u32 idx)
+			struct sim_rwqe *rw, u32 idx, u32 psn)
 {
 	const struct sim_op *op = &s->peer->ops[rw->op];
-	bool imm = op_has_imm(op->kind);
+	bool imm;
 
 	if (w->adversarial)
 		return;
+	if (w->p.uc) {
+		/* in order, each message once; others may have been lost */
+		rw->got_op = uc_which_op(w, s, rw, psn);
+		if (w->failed)
+			return;
+		if ((s64)rw->got_op <= s->uc_last_op)
+			sim_fail(w, "%c: UC receive %u completed by %c WQE %u after WQE %lld",
+				 'A' + s->id, idx, 'A' + s->peer->id,
+				 rw->got_op, (long long)s->uc_last_op);
+		if (w->p.uc_strict && rw->got_op != rw->op)
+			sim_fail(w, "%c: UC receive %u on a perfect wire completed by %c WQE %u, not %u",
+				 'A' + s->id, idx, 'A' + s->peer->id,
+				 rw->got_op, rw->op);
+		s->uc_last_op = rw->got_op;
+		op = &s->peer->ops[rw->got_op];
+	}
+	imm = op_has_imm(op->kind);
 	if (rw->status != SROCE_WC_SUCCESS || rw->byte_len != op->len ||
 	    rw->imm != imm || (imm && rw->imm_val != op->imm) ||
 	    rw->rdma_imm != (op->kind == SROCE_WR_WRITE_IMM))
@@ -987,7 +1053,7 @@ static void rq_complete(struct sim *w, struct sim_side *s,
 	rw->rdma_imm = act->wc_rdma_imm;
 	sim_note(w, s->id, ST_RCOMP, 0xff, 0, s->rheld_idx,
 		 ((u64)rw->status << 32) | rw->byte_len);
-	rcomp_check(w, s, rw, s->rheld_idx);
+	rcomp_check(w, s, rw, s->rheld_idx, pkt->hdr.bth.psn);
 }
 
 static void rq_exec(struct sim *w, struct sim_side *s,
@@ -1212,7 +1278,7 @@ static void deliver(struct sim *w, struct sim_side *s, const struct sim_ev *ev)
 	if (!ret && pkt.hdr.bth.dqpn != w->p.qpn[s->id])
 		ret = -SROCE_DROP_NR;
 	if (!ret && sroce_opcode_transport(pkt.hdr.bth.opcode) !=
-		    SROCE_TRANSPORT_RC)
+		    (w->p.uc ? SROCE_TRANSPORT_UC : SROCE_TRANSPORT_RC))
 		ret = -SROCE_DROP_NR;
 	if (ret) {
 		if (!forged)
@@ -1309,6 +1375,11 @@ static void engines_start(struct sim *w, struct sim_side *s)
 			SROCE_ACC_REMOTE_WRITE | SROCE_ACC_REMOTE_READ |
 			SROCE_ACC_REMOTE_ATOMIC, p->min_rnr_timer);
 	sroce_rq_set_psn(&s->rq, p->psn0[s->peer->id]);
+	if (p->uc) {
+		sroce_sq_set_uc(&s->sq);
+		sroce_rq_set_uc(&s->rq);
+	}
+	s->uc_last_op = -1;
 	sroce_rq_start(&s->rq);
 	sroce_sq_start(&s->sq);
 	sq_checked(w, s, "sroce_sq_start");
@@ -1347,7 +1418,8 @@ static void run_loop(struct sim *w)
 	u64 limit = w->cfg->time_limit_ns ? w->cfg->time_limit_ns : ~0ULL;
 	struct sim_ev ev;
 
-	while (!w->failed && !sim_all_done(w)) {
+	/* UC: WQEs complete when sent; run until the wire is empty too */
+	while (!w->failed && (!sim_all_done(w) || (w->p.uc && w->nheap))) {
 		if (!ev_pop(w, &ev)) {
 			char a[160], b[160];
 
@@ -1435,7 +1507,8 @@ const char *sim_counter_name(enum sim_counter c)
 		"ev_rnr_nak_rcvd", "ev_rewind", "ev_reread", "ev_timeout",
 		"ev_dup_req", "ev_oos_req", "ev_seq_nak_sent",
 		"ev_rnr_nak_sent", "ev_fatal_nak_sent", "ev_bad_req",
-		"ev_dup_read_bad", "ev_atomic_replay",
+		"ev_dup_read_bad", "ev_atomic_replay", "ev_uc_drop",
+		"ev_atomic_misaligned", "ev_atomic_denied",
 	};
 
 	if (c < SC_EV_BASE)

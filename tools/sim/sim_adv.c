@@ -184,6 +184,10 @@ void sim_forge_inject(struct sim *w, const struct sim_forge *f)
 	memset(&h, 0, sizeof(h));
 	h.bth.opcode = (f->flags & SIM_FORGE_RAW_OPCODE) ? f->opcode :
 		       rc_opcodes[f->opcode % sizeof(rc_opcodes)];
+	/* UC QPs: their Sends and Writes, the rest as it is */
+	if (w->p.uc && !(f->flags & SIM_FORGE_RAW_OPCODE) &&
+	    h.bth.opcode <= 0x0b)
+		h.bth.opcode |= SROCE_TRANSPORT_UC;
 	h.bth.pkey = SROCE_DEFAULT_PKEY;
 	h.bth.dqpn = w->p.qpn[t->id] ^ ((f->flags & SIM_FORGE_BAD_QPN) ? 1 : 0);
 	h.bth.ackreq = f->flags & SIM_FORGE_ACKREQ;

@@ -12,6 +12,9 @@
  *   returned the value its cell had after the atomics before it, and
  *   each cell ends as after the first m atomics, for one m no smaller
  *   than the successful ones (all of them when all succeeded);
+ * - UC: receives complete in order, each with a whole message that was
+ *   sent (checked as they complete); a Write is whole, partly there or
+ *   absent, byte for byte; on a perfect wire nothing may be lost;
  * - no other byte of either memory changed; with an adversary, bytes the
  *   peer was granted (remote-writable MRs, receive buffers, READ
  *   destinations) may, nothing else;
@@ -192,6 +195,31 @@ static void check_atomics(struct sim *w, struct sim_side *s)
 			 'A' + s->id);
 }
 
+/* UC on a faulty wire: each byte a Write targets is the source's or as was */
+static void check_uc_writes(struct sim *w, struct sim_side *s)
+{
+	const struct sim_side *peer = s->peer;
+	u32 i, j;
+
+	for (i = 0; i < s->nops && !w->failed; i++) {
+		const struct sim_op *op = &s->ops[i];
+		const u8 *src = s->init + s->zone_off[op->lzone] + op->loff;
+		u64 roff;
+
+		if (op->kind != SROCE_WR_WRITE && op->kind != SROCE_WR_WRITE_IMM)
+			continue;
+		roff = peer->zone_off[op->rzone] + op->roff;
+		for (j = 0; j < op->len; j++) {
+			if (peer->mem[roff + j] == src[j] ||
+			    peer->mem[roff + j] == peer->init[roff + j])
+				continue;
+			sim_fail(w, "%c: UC Write WQE %u (len %u): byte %u is neither the source's nor the original",
+				 'A' + s->id, i, op->len, j);
+			break;
+		}
+	}
+}
+
 static void check_rwqes(struct sim *w, struct sim_side *s)
 {
 	u32 i;
@@ -205,6 +233,7 @@ static void check_rwqes(struct sim *w, struct sim_side *s)
 				 'A' + s->id, i, rw->ncomp,
 				 s->qp_err ? "in error" : "alive");
 		else if (!w->adversarial && op->status == SROCE_WC_SUCCESS &&
+			 (!w->p.uc || w->p.uc_strict) &&
 			 (rw->ncomp != 1 || rw->status != SROCE_WC_SUCCESS))
 			sim_fail(w, "%c: receive %u: its Send (%c WQE %u) succeeded, receive %s",
 				 'A' + s->id, i, 'A' + s->peer->id, rw->op,
@@ -293,7 +322,9 @@ void sim_check_final(struct sim *w)
 
 		check_ops(w, s);
 		check_rwqes(w, s);
-		if (!w->adversarial) {
+		if (!w->adversarial && w->p.uc && !w->p.uc_strict)
+			check_uc_writes(w, s);
+		else if (!w->adversarial) {
 			check_data(w, s);
 			check_atomics(w, s);
 		}

@@ -46,6 +46,8 @@ struct sim_op {
 	u64	post_ns;	/* the user posts it then (if room) */
 	u64	rd_req_hi;	/* READ: bytes requested so far, at most */
 	u8	cell;		/* atomics: the peer's cell */
+	u32	first_psn;	/* UC: its PSNs, once sent */
+	u32	npkts;
 	u64	swap_add;
 	u64	compare;
 	/* results */
@@ -61,6 +63,7 @@ struct sim_rwqe {
 	u8	ncomp;
 	u8	status;
 	u32	byte_len;
+	u32	got_op;		/* UC: the peer op that completed it */
 	bool	imm;
 	u32	imm_val;
 	bool	rdma_imm;
@@ -87,6 +90,8 @@ struct sim_params {
 	u64	rq_gap_ns;
 	u32	psn0[2];	/* side i's first request PSN */
 	u32	qpn[2];
+	bool	uc;		/* both QPs UC: Sends and Writes only */
+	bool	uc_strict;	/* UC on a perfect wire: nothing may be lost */
 };
 
 struct sim_side {
@@ -123,6 +128,7 @@ struct sim_side {
 	u32	rtaken;
 	bool	rheld;
 	u32	rheld_idx;
+	s64	uc_last_op;	/* UC: peer op of the last receive completed */
 	/* rkey_ok approvals of the message in progress (MR placement) */
 	u32	ok_rkey;
 	u64	ok_va;

@@ -54,10 +54,14 @@ static u8 timeout_floor(const struct sim_cfg *cfg)
 
 static void gen_params(struct sim *w)
 {
+	const struct sim_wire_cfg *c = &w->cfg->wire;
 	struct sim_params *p = &w->p;
-	struct sim_rng *r = &w->wl;
+	struct sim_rng *r = &w->wl, u;
 	int i;
 
+	/* One run in five is UC, drawn apart: RC runs keep their seeds */
+	rng_seed(&u, w->cfg->seed, 11);
+	p->uc = rng_chance(&u, 0.2);
 	p->mtu = 256U << rng_below(r, 5);
 	for (i = 0; i < 2; i++) {
 		p->sq_size[i] = 1U << rng_below(r, 9);
@@ -76,6 +80,9 @@ static void gen_params(struct sim *w)
 	p->rq_trickle = rng_chance(r, 0.3);
 	p->rq_batch = (u32)rng_range(r, 1, 8);
 	p->rq_gap_ns = rng_range(r, 1000, 300000);
+	p->uc_strict = p->uc && !p->rq_trickle && !c->loss && !c->dup &&
+		       !c->reorder && !c->corrupt && !c->jitter_ns &&
+		       w->cfg->adversary <= 0 && !w->cfg->script;
 }
 
 /* Friendly fixed parameters for the bench: only the wire varies */
@@ -170,6 +177,8 @@ static void gen_op(struct sim *w, struct sim_side *s, struct sim_op *op,
 	struct sim_rng *r = &w->wl;
 
 	op->kind = pick_kind(r, !w->cfg->bench_mix);
+	if (w->p.uc && op->kind >= SROCE_WR_READ)
+		op->kind = SROCE_WR_WRITE;	/* UC has no Read or atomics */
 	op->len = pick_len(r, w->p.mtu);
 	if (op->len > *left)
 		op->len = (u32)rng_below(r, 65);
@@ -314,7 +323,7 @@ static void mark(struct sim_side *s, u64 off, u64 len, u8 bits)
 }
 
 /* Remote addresses, keys and the per-byte marks, once laid out */
-static void finish_ops(struct sim_side *s)
+static void finish_ops(struct sim *w, struct sim_side *s)
 {
 	struct sim_side *peer = s->peer;
 	u32 i;
@@ -341,7 +350,9 @@ static void finish_ops(struct sim_side *s)
 
 		rw->off += s->zone_off[SZ_RECV];
 		mark(s, rw->off, rw->len, SM_PEER);
-		if (op->kind != SROCE_WR_WRITE_IMM)
+		if (w->p.uc)	/* after a loss, any later message that fits */
+			mark(s, rw->off, rw->len, SM_TARGET);
+		else if (op->kind != SROCE_WR_WRITE_IMM)
 			mark(s, rw->off, op->len, SM_TARGET);
 	}
 	mark(s, s->zone_off[SZ_W], s->zone_len[SZ_W], SM_PEER);
@@ -354,8 +365,9 @@ static void describe(struct sim *w)
 	const struct sim_params *p = &w->p;
 
 	snprintf(w->res->desc, sizeof(w->res->desc),
-		 "mtu %u sq %u/%u rd %u/%u ops %u/%u retry %u rnr %u%s timeout %u psn %06x/%06x",
-		 p->mtu, p->sq_size[0], p->sq_size[1], p->max_rd[0],
+		 "%smtu %u sq %u/%u rd %u/%u ops %u/%u retry %u rnr %u%s timeout %u psn %06x/%06x",
+		 p->uc ? "UC " : "", p->mtu, p->sq_size[0], p->sq_size[1],
+		 p->max_rd[0],
 		 p->max_rd[1], w->side[0].nops, w->side[1].nops, p->retry_cnt,
 		 p->rnr_retry, p->rq_trickle ? " trickle" : "", p->timeout,
 		 p->psn0[0], p->psn0[1]);
@@ -381,7 +393,7 @@ int sim_work_build(struct sim *w)
 	for (i = 0; i < 2; i++) {
 		struct sim_side *s = &w->side[i];
 
-		finish_ops(s);
+		finish_ops(w, s);
 		s->ring = zalloc(w->p.sq_size[i] * sizeof(*s->ring));
 		/* engine state of a fresh slot is garbage, as after reuse */
 		memset(s->ring, 0xa5, w->p.sq_size[i] * sizeof(*s->ring));

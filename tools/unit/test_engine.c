@@ -28,6 +28,7 @@ struct end {
 	u32 recv_len;
 	int recvs;
 	int atomics;			/* atomics carried out here */
+	u32 events;			/* responder events seen */
 	u32 atomic_access;		/* 0: every rkey_ok range is atomic */
 };
 
@@ -164,6 +165,7 @@ static void deliver(struct end *x, int dir, int out_dir, int drop)
 			struct sroce_rq_act a;
 
 			sroce_rq_rx(&x->rq, &p, &env, &a);
+			x->events |= a.events;
 			if (a.place == SROCE_PLACE_RWQE)
 				memcpy(x->rbuf + a.off, pl, a.len);
 			else if (a.place == SROCE_PLACE_MR)
@@ -538,6 +540,7 @@ static void test_atomic(void)
 	post_atomic(SROCE_WR_FETCH_ADD, 33, 1, 0);
 	pump(-1);
 	CHECK_EQ(B.atomics, 0);
+	CHECK(B.events & BIT(SROCE_EV_ATOMIC_MISALIGNED));
 	CHECK_EQ(A.sq.state, SROCE_SQ_ERROR);
 	CHECK_EQ(A.sq.err_status, SROCE_WC_REM_INV_REQ_ERR);
 	CHECK_EQ(B.rq.state, SROCE_RQ_ERROR);
@@ -558,6 +561,27 @@ static void test_atomic(void)
 	CHECK_EQ(A.sq.err_status, SROCE_WC_REM_ACCESS_ERR);
 	tap_end();
 
+	tap_begin("engine: a duplicate atomic gets the newest result of its PSN");
+	setup(1024);
+	put64(B.mem + 8, 100);
+	post_atomic(SROCE_WR_FETCH_ADD, 8, 1, 0);	/* at PSN 0xfffff0 */
+	pump(-1);
+	CHECK_EQ(get64(A.local[0]), 100);
+	/* 2^24 PSNs later (set, not sent): the same PSN again */
+	sroce_sq_set_psn(&A.sq, 0xfffff0);
+	sroce_rq_set_psn(&B.rq, 0xfffff0);
+	post_atomic(SROCE_WR_FETCH_ADD, 8, 1, 0);
+	req_run(&A, 0);
+	deliver(&B, 0, 1, -1);
+	CHECK_EQ(get64(B.mem + 8), 102);
+	deliver(&A, 1, 0, 0);		/* its ATOMIC ACK is lost */
+	sroce_sq_timeout(&A.sq, &a);
+	pump(-1);
+	CHECK_EQ(A.sq.comp, 2);
+	CHECK_EQ(get64(A.local[1]), 101);	/* not the old 100 */
+	CHECK_EQ(get64(B.mem + 8), 102);
+	tap_end();
+
 	tap_begin("engine: atomics outstanding are held to max_rd_atomic");
 	setup(1024);
 	sroce_sq_config(&A.sq, 1024, 2, 7, 7, 14);
@@ -571,6 +595,95 @@ static void test_atomic(void)
 	CHECK_EQ(get64(B.mem), 6);
 	for (i = 0; i < 6; i++)
 		CHECK_EQ(get64(A.local[i]), i);
+	tap_end();
+}
+
+static void setup_uc(u32 mtu)
+{
+	setup(mtu);
+	sroce_sq_set_uc(&A.sq);
+	sroce_rq_set_uc(&B.rq);
+}
+
+static void test_uc(void)
+{
+	u32 i;
+
+	tap_begin("engine: UC send and writes complete when sent, land intact");
+	setup_uc(1024);
+	B.rwqes = 2;
+	post(SROCE_WR_SEND, 5000, 0);
+	post(SROCE_WR_WRITE, 9000, 100);
+	post(SROCE_WR_WRITE_IMM, 3000, 20000);
+	req_run(&A, 0);
+	CHECK_EQ(A.sq.comp, 3);		/* nothing to wait for */
+	CHECK_EQ(A.sq.una_psn, A.sq.sent_psn);
+	for (i = 0; i < (u32)nwire[0]; i++) {
+		struct sroce_pkt p;
+
+		CHECK(!sroce_parse_bth_packet(wire[0][i].buf, wire[0][i].len,
+					      &p));
+		CHECK_EQ(sroce_opcode_transport(p.hdr.bth.opcode),
+			 SROCE_TRANSPORT_UC);
+		CHECK(!p.hdr.bth.ackreq);
+	}
+	deliver(&B, 0, 1, -1);
+	CHECK_EQ(nwire[1], 0);		/* no ACK of any kind */
+	CHECK_EQ(B.recvs, 2);
+	CHECK_EQ(B.recv_len, 3000);
+	CHECK(!memcmp(B.rbuf, A.local[0], 5000));
+	CHECK(!memcmp(B.mem + 100, A.local[1], 9000));
+	CHECK(!memcmp(B.mem + 20000, A.local[2], 3000));
+	CHECK(sroce_sq_check(&A.sq) && sroce_rq_check(&B.rq));
+	tap_end();
+
+	tap_begin("engine: UC drops a message with a lost packet, whole");
+	setup_uc(1024);
+	B.rwqes = 1;
+	post(SROCE_WR_SEND, 5000, 0);	/* 5 packets, the 3rd lost */
+	post(SROCE_WR_SEND, 2000, 0);
+	req_run(&A, 0);
+	CHECK_EQ(A.sq.comp, 2);
+	deliver(&B, 0, 1, 2);
+	CHECK_EQ(nwire[1], 0);
+	CHECK_EQ(B.recvs, 1);		/* the second, into the same WQE */
+	CHECK_EQ(B.recv_len, 2000);
+	CHECK(!memcmp(B.rbuf, A.local[1], 2000));
+	CHECK_EQ(B.rq.state, SROCE_RQ_ACTIVE);
+	tap_end();
+
+	tap_begin("engine: UC drops what RC would NAK, and stays up");
+	setup_uc(1024);
+	post(SROCE_WR_SEND, 100, 0);	/* no receive WQE: no RNR */
+	post(SROCE_WR_WRITE, 100, MEM);	/* out of bounds */
+	B.mem[0] = 0x77;
+	post(SROCE_WR_WRITE, 100, 0);	/* and this one lands */
+	req_run(&A, 0);
+	deliver(&B, 0, 1, -1);
+	CHECK_EQ(nwire[1], 0);
+	CHECK_EQ(B.recvs, 0);
+	CHECK(!memcmp(B.mem, A.local[2], 100));
+	CHECK_EQ(B.rq.state, SROCE_RQ_ACTIVE);
+	{
+		struct sroce_rq_env env = { &B, take_rwqe, rkey_ok, do_atomic };
+		struct sroce_hdrs h = {};
+		struct sroce_rq_act a;
+		struct sroce_pkt p;
+		u8 buf[SROCE_MAX_PKT_LEN];
+
+		/* an RC packet at a UC queue, and a UC Middle out of the blue */
+		h.bth.opcode = SROCE_RC_SEND_ONLY;
+		h.bth.psn = B.rq.epsn;
+		mkpkt(&h, 10, buf, &p);
+		sroce_rq_rx(&B.rq, &p, &env, &a);
+		CHECK(!a.place && !a.ack && (a.events & BIT(SROCE_EV_BAD_REQ)));
+		h.bth.opcode = SROCE_OPCODE(SROCE_TRANSPORT_UC,
+					    SROCE_OP_WRITE_MIDDLE);
+		mkpkt(&h, 1024, buf, &p);
+		sroce_rq_rx(&B.rq, &p, &env, &a);
+		CHECK(!a.place && !a.ack && !a.error);
+		CHECK(a.events & BIT(SROCE_EV_UC_DROP));
+	}
 	tap_end();
 }
 
@@ -608,4 +721,5 @@ void test_engine(void)
 	test_lossless();
 	test_read_loss();
 	test_atomic();
+	test_uc();
 }

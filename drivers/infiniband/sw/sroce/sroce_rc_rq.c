@@ -22,6 +22,13 @@
  *   same ring, and a duplicate gets the same ATOMIC ACK again.
  * - ACKs are coalesced (AckReq, or every SROCE_ACK_COALESCE packets) and
  *   never overtake READ responses.
+ * - UC: the same checks, but nothing is ever answered.  A PSN ahead of
+ *   the expected one means packets were lost: the message in progress is
+ *   dropped and the PSN taken as the new expected one, so a First or Only
+ *   starts the next message.  One behind it is a duplicate (UC never
+ *   resends): dropped, so that no message is delivered twice.  What
+ *   would be an RNR or a fatal NAK on RC drops the message (class D: a
+ *   held receive WQE stays for the next).
  */
 #include "sroce/rc_engine.h"
 
@@ -68,6 +75,11 @@ void sroce_rq_set_psn(struct sroce_rq_eng *e, u32 psn)
 	e->epsn = sroce_psn_mask(psn);
 }
 
+void sroce_rq_set_uc(struct sroce_rq_eng *e)
+{
+	e->uc = true;
+}
+
 void sroce_rq_start(struct sroce_rq_eng *e)
 {
 	if (e->state == SROCE_RQ_IDLE)
@@ -80,9 +92,11 @@ void sroce_rq_reset(struct sroce_rq_eng *e)
 	u32 nres_max = e->nres_max, nres = e->nres, mtu = e->mtu;
 	u32 access = e->access;
 	u8 rnr = e->min_rnr_timer;
+	bool uc = e->uc;
 
 	sroce_rq_init(e, res, nres_max);
 	sroce_rq_config(e, mtu, nres, access, rnr);
+	e->uc = uc;
 }
 
 void sroce_rq_error(struct sroce_rq_eng *e)
@@ -107,10 +121,28 @@ static void rq_ack(struct sroce_rq_act *act, u8 syndrome, u32 psn, u32 msn)
 	act->tx.msn = msn & SROCE_MSN_MASK;
 }
 
-/* A fatal request error: NAK it, the QP goes to error.  Returns false. */
+/* UC: drop the message in progress and this packet; a held WQE stays */
+static void rq_uc_drop(struct sroce_rq_eng *e, struct sroce_rq_act *act)
+{
+	act->place = SROCE_PLACE_NONE;
+	act->complete = false;
+	act->ack = false;
+	e->seq = SROCE_SEQ_NONE;
+	e->msg_off = 0;
+	ev(&act->events, SROCE_EV_UC_DROP);
+}
+
+/*
+ * A fatal request error: NAK it, the QP goes to error (UC: the message
+ * is dropped).  Returns false.
+ */
 static bool rq_fatal(struct sroce_rq_eng *e, struct sroce_rq_act *act,
 		     enum sroce_nak_code code, u32 psn)
 {
+	if (e->uc) {
+		rq_uc_drop(e, act);
+		return false;
+	}
 	act->place = SROCE_PLACE_NONE;
 	rq_ack(act, sroce_syndrome_nak(code), psn, e->msn);
 	act->error = true;
@@ -138,6 +170,10 @@ static bool rq_rnr(struct sroce_rq_eng *e, const struct sroce_pkt *pkt,
 	if (e->rwqe_held)
 		return false;
 	if (env->take_rwqe(env->ctx, &e->rwqe_len)) {
+		if (e->uc) {
+			rq_uc_drop(e, act);
+			return true;
+		}
 		rq_ack(act, sroce_syndrome_rnr(e->min_rnr_timer),
 		       pkt->hdr.bth.psn, e->msn);
 		ev(&act->events, SROCE_EV_RNR_NAK_SENT);
@@ -171,8 +207,10 @@ static bool rq_send(struct sroce_rq_eng *e, const struct sroce_pkt *pkt,
 		e->msg_off = 0;
 	if (len > e->rwqe_len - e->msg_off) {
 		rq_fatal(e, act, SROCE_NAK_INVALID_REQ, pkt->hdr.bth.psn);
-		act->complete = true;
-		act->wc_status = SROCE_WC_LOC_LEN_ERR;
+		if (!e->uc) {
+			act->complete = true;
+			act->wc_status = SROCE_WC_LOC_LEN_ERR;
+		}
 		return false;
 	}
 	act->place = SROCE_PLACE_RWQE;
@@ -324,11 +362,15 @@ static bool rq_atomic(struct sroce_rq_eng *e, const struct sroce_pkt *pkt,
 	struct sroce_rd_res *r;
 	u64 orig;
 
-	if (a->va & 7)
+	if (a->va & 7) {
+		ev(&act->events, SROCE_EV_ATOMIC_MISALIGNED);
 		return rq_fatal(e, act, SROCE_NAK_INVALID_REQ, psn);
+	}
 	if (!(e->access & SROCE_ACC_REMOTE_ATOMIC) ||
-	    !env->atomic(env->ctx, &op, &orig))
+	    !env->atomic(env->ctx, &op, &orig)) {
+		ev(&act->events, SROCE_EV_ATOMIC_DENIED);
 		return rq_fatal(e, act, SROCE_NAK_REM_ACCESS, psn);
+	}
 	r = rq_res_new(e);
 	r->atomic = true;
 	r->orig = orig;
@@ -344,47 +386,62 @@ static bool rq_atomic(struct sroce_rq_eng *e, const struct sroce_pkt *pkt,
 	return true;
 }
 
+/*
+ * The resource of the READ or atomic whose PSNs hold @psn, or -1.  The
+ * newest first: the ring may still keep one from 2^24 PSNs ago with the
+ * same PSN, and an older match is never the right one.
+ */
+static s32 rq_res_find(const struct sroce_rq_eng *e, u32 psn)
+{
+	u32 k;
+
+	for (k = 1; k <= e->nres; k++) {
+		u32 i = (e->res_next + e->nres - k) % e->nres;
+		const struct sroce_rd_res *r = &e->res[i];
+
+		if (r->valid && sroce_psn_in_window(psn, r->first_psn, r->npkts))
+			return (s32)i;
+	}
+	return -1;
+}
+
 /* A duplicate READ: answer the part it asks for again. */
 static void rq_dup_read(struct sroce_rq_eng *e, const struct sroce_pkt *pkt,
 			struct sroce_rq_act *act)
 {
 	const struct sroce_reth *reth = &pkt->hdr.reth;
 	u32 psn = pkt->hdr.bth.psn;
-	u32 i;
+	s32 i = rq_res_find(e, psn);
+	struct sroce_rd_res *r;
+	u32 off;
 
-	for (i = 0; i < e->nres; i++) {
-		struct sroce_rd_res *r = &e->res[i];
-		u32 off;
-
-		if (!r->valid || r->atomic)
-			continue;
-		if (!sroce_psn_in_window(psn, r->first_psn, r->npkts))
-			continue;
-		off = ((psn - r->first_psn) & SROCE_PSN_MASK) * e->mtu;
-		if (reth->rkey != r->rkey || reth->va != r->va + off ||
-		    reth->len > r->length - off) {
-			ev(&act->events, SROCE_EV_DUP_READ_BAD);
-			return;
-		}
-		if (r->pending) {
-			/* still answering it: widen the run */
-			if (off < r->next_off) {
-				r->next_off = off;
-				r->start_psn = psn;
-			}
-			if (off + reth->len > r->end_off)
-				r->end_off = off + reth->len;
-		} else {
-			r->pending = true;
-			r->start_psn = psn;
-			r->next_off = off;
-			r->end_off = off + reth->len;
-		}
-		e->cur = (s32)i;	/* the oldest READ first */
-		act->kick = true;
+	if (i < 0 || e->res[i].atomic) {
+		ev(&act->events, SROCE_EV_DUP_READ_BAD);
 		return;
 	}
-	ev(&act->events, SROCE_EV_DUP_READ_BAD);
+	r = &e->res[i];
+	off = ((psn - r->first_psn) & SROCE_PSN_MASK) * e->mtu;
+	if (reth->rkey != r->rkey || reth->va != r->va + off ||
+	    reth->len > r->length - off) {
+		ev(&act->events, SROCE_EV_DUP_READ_BAD);
+		return;
+	}
+	if (r->pending) {
+		/* still answering it: widen the run */
+		if (off < r->next_off) {
+			r->next_off = off;
+			r->start_psn = psn;
+		}
+		if (off + reth->len > r->end_off)
+			r->end_off = off + reth->len;
+	} else {
+		r->pending = true;
+		r->start_psn = psn;
+		r->next_off = off;
+		r->end_off = off + reth->len;
+	}
+	e->cur = i;	/* the oldest READ first */
+	act->kick = true;
 }
 
 /*
@@ -395,24 +452,63 @@ static void rq_dup_atomic(struct sroce_rq_eng *e, const struct sroce_pkt *pkt,
 			  struct sroce_rq_act *act)
 {
 	const struct sroce_atmeth *a = &pkt->hdr.atmeth;
-	u32 psn = pkt->hdr.bth.psn;
-	u32 i;
+	s32 i = rq_res_find(e, pkt->hdr.bth.psn);
+	struct sroce_rd_res *r;
 
-	for (i = 0; i < e->nres; i++) {
-		struct sroce_rd_res *r = &e->res[i];
-
-		if (!r->valid || !r->atomic || r->first_psn != psn)
-			continue;
-		if (a->rkey != r->rkey || a->va != r->va)
-			break;
-		r->pending = true;
-		if (e->cur < 0)
-			e->cur = (s32)i;
-		ev(&act->events, SROCE_EV_ATOMIC_REPLAY);
-		act->kick = true;
+	if (i < 0 || !e->res[i].atomic || a->rkey != e->res[i].rkey ||
+	    a->va != e->res[i].va) {
+		ev(&act->events, SROCE_EV_DUP_READ_BAD);
 		return;
 	}
-	ev(&act->events, SROCE_EV_DUP_READ_BAD);
+	r = &e->res[i];
+	r->pending = true;
+	if (e->cur < 0)
+		e->cur = i;
+	ev(&act->events, SROCE_EV_ATOMIC_REPLAY);
+	act->kick = true;
+}
+
+/* A UC request (checked like an RC one as far as it goes) */
+static void rq_uc_rx(struct sroce_rq_eng *e, const struct sroce_pkt *pkt,
+		     const struct sroce_rq_env *env, struct sroce_rq_act *act)
+{
+	u32 mask = pkt->info->mask;
+	u32 psn = pkt->hdr.bth.psn;
+	enum sroce_rx_seq seq;
+	u8 rc_op;
+	bool done;
+
+	switch (sroce_resp_psn_class(e->epsn, psn)) {
+	case SROCE_PSN_DUPLICATE:
+		/* nothing is sent twice on UC: the wire duplicated it */
+		ev(&act->events, SROCE_EV_DUP_REQ);
+		return;
+	case SROCE_PSN_OUT_OF_SEQ:
+		/* packets were lost: so is the message they belonged to */
+		ev(&act->events, SROCE_EV_OOS_REQ);
+		if (e->seq != SROCE_SEQ_NONE)
+			rq_uc_drop(e, act);
+		break;
+	default:
+		break;
+	}
+	e->epsn = sroce_psn_add(psn, 1);
+	/* UC opcodes follow the RC ones, 0x20 higher */
+	rc_op = pkt->hdr.bth.opcode & ~SROCE_TRANSPORT_MASK;
+	seq = e->seq;
+	if (!(mask & (SROCE_MASK_SEND | SROCE_MASK_WRITE)) ||
+	    sroce_resp_check_seq(&seq, rc_op) ||
+	    (!(mask & SROCE_MASK_LAST) && pkt->payload_len != e->mtu)) {
+		/* the rest of a lost message, or not a well-formed one */
+		rq_uc_drop(e, act);
+		return;
+	}
+	if (mask & SROCE_MASK_SEND)
+		done = rq_send(e, pkt, env, act);
+	else
+		done = rq_write(e, pkt, env, act);
+	if (done)
+		e->seq = seq;
 }
 
 void sroce_rq_rx(struct sroce_rq_eng *e, const struct sroce_pkt *pkt,
@@ -426,11 +522,16 @@ void sroce_rq_rx(struct sroce_rq_eng *e, const struct sroce_pkt *pkt,
 	memset(act, 0, sizeof(*act));
 	if (e->state != SROCE_RQ_ACTIVE)
 		return;
-	if (sroce_opcode_transport(pkt->hdr.bth.opcode) != SROCE_TRANSPORT_RC ||
+	if (sroce_opcode_transport(pkt->hdr.bth.opcode) !=
+	    (e->uc ? SROCE_TRANSPORT_UC : SROCE_TRANSPORT_RC) ||
 	    !(mask & SROCE_MASK_REQ) || pkt->payload_len > e->mtu) {
-		/* not an RC request, or larger than the path MTU */
+		/* not a request of our transport, or larger than the MTU */
 		ev(&act->events, SROCE_EV_BAD_REQ);
 		return;
+	}
+	if (e->uc) {
+		rq_uc_rx(e, pkt, env, act);
+		goto out;
 	}
 
 	switch (sroce_resp_psn_class(e->epsn, psn)) {
@@ -497,6 +598,11 @@ void sroce_rq_fail(struct sroce_rq_eng *e, u32 psn, enum sroce_nak_code nak,
 	if (wc_status != SROCE_WC_SUCCESS) {
 		act->complete = true;
 		act->wc_status = wc_status;
+		if (e->uc) {
+			/* our own receive WQE is bad: a local error */
+			act->error = true;
+			sroce_rq_error(e);
+		}
 	}
 }
 

@@ -152,6 +152,11 @@ void sroce_sq_config(struct sroce_sq_eng *e, u32 mtu, u32 max_rd,
 	e->timeout = timeout;
 }
 
+void sroce_sq_set_uc(struct sroce_sq_eng *e)
+{
+	e->uc = true;
+}
+
 void sroce_sq_set_psn(struct sroce_sq_eng *e, u32 psn)
 {
 	if (sq_started(e))
@@ -202,9 +207,11 @@ void sroce_sq_reset(struct sroce_sq_eng *e)
 	struct sroce_wqe *wqe = e->wqe;
 	u32 size = e->size, mtu = e->mtu, max_rd = e->max_rd;
 	u8 retry = e->retry_cnt, rnr = e->rnr_retry, timeout = e->timeout;
+	bool uc = e->uc;
 
 	sroce_sq_init(e, wqe, size);
 	sroce_sq_config(e, mtu, max_rd, retry, rnr, timeout);
+	e->uc = uc;
 }
 
 void sroce_sq_fail(struct sroce_sq_eng *e, u32 idx, u8 status)
@@ -243,7 +250,8 @@ void sroce_sq_push(struct sroce_sq_eng *e)
 	SROCE_ENGINE_WARN(w->length > 0x80000000U ||
 			  sq_npkts(e, w->length) >= SROCE_PSN_HALF ||
 			  w->kind > SROCE_WR_FETCH_ADD ||
-			  (wqe_atomic(w) && w->length != 8));
+			  (wqe_atomic(w) && w->length != 8) ||
+			  (e->uc && wqe_has_resp(w)));
 	w->flags &= ~SROCE_WQE_RD_DONE;
 	w->first_psn = 0;
 	w->npkts = 0;
@@ -598,6 +606,12 @@ static enum sroce_req_verdict req_data(struct sroce_sq_eng *e,
 	tx->se = last && (w->flags & SROCE_WQE_SOLICITED);
 	/* An ACK twice per window keeps the window open */
 	tx->ackreq = last || !(e->next_psn % (e->window / 2));
+	if (e->uc) {
+		/* the same opcode numbers, in the UC range; nothing ACKed */
+		tx->opcode = (tx->opcode & ~SROCE_TRANSPORT_MASK) |
+			     SROCE_TRANSPORT_UC;
+		tx->ackreq = false;
+	}
 	if (first && (w->kind == SROCE_WR_WRITE ||
 		      w->kind == SROCE_WR_WRITE_IMM)) {
 		tx->reth = true;
@@ -670,6 +684,16 @@ enum sroce_req_verdict sroce_req_next(struct sroce_sq_eng *e,
 	if (e->req_off == w->length) {
 		e->req++;
 		e->req_off = 0;
+	}
+	if (e->uc) {
+		/* Sent is done: no answer will come */
+		e->ack_psn = sroce_psn_prev(e->next_psn);
+		e->una_psn = e->next_psn;
+		while (e->comp != e->req)
+			sq_complete_head(e);
+		sq_check_drained(e, act);
+		sroce_sq_check(e);
+		return SROCE_REQ_SEND;
 	}
 	sq_arm(e, act, SROCE_TIMER_ARM_IF_IDLE);
 	sroce_sq_check(e);
@@ -860,7 +884,7 @@ void sroce_comp_rx(struct sroce_sq_eng *e, const struct sroce_pkt *pkt,
 	memset(act, 0, sizeof(*act));
 	if (!sq_active(e))
 		return;
-	if (!(mask & SROCE_MASK_RESP))
+	if (!(mask & SROCE_MASK_RESP) || e->uc)
 		ev(&act->events, SROCE_EV_GHOST);	/* not a response */
 	else if (mask & (SROCE_MASK_READ | SROCE_MASK_ATOMIC))
 		comp_read_resp(e, pkt, act);
@@ -918,7 +942,7 @@ void sroce_comp_placed(struct sroce_sq_eng *e, const struct sroce_sq_act *req,
 void sroce_sq_timeout(struct sroce_sq_eng *e, struct sroce_sq_act *act)
 {
 	memset(act, 0, sizeof(*act));
-	if (!sq_active(e) || e->rnr_wait)
+	if (!sq_active(e) || e->rnr_wait || e->uc)
 		return;
 	if (!sq_in_flight(e)) {
 		act->timer = SROCE_TIMER_STOP;
