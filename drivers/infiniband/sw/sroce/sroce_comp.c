@@ -174,7 +174,8 @@ bool sroce_comp_rcv(struct sroce_qp *qp, const struct sroce_rxpkt *rx)
 	sroce_comp_rx(e, &rx->p, &act);
 	if (act.place) {
 		sroce_sq_apply(qp, comp, &act);
-		if (act.error)
+		/* failed (a broken invariant too): its buffers are flushed */
+		if (act.error || e->state == SROCE_SQ_ERROR)
 			return false;
 		kick = act.kick;
 		comp = e->comp;

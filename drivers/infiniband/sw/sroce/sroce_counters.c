@@ -48,6 +48,9 @@ static const struct rdma_stat_desc sroce_counter_descs[] = {
 	[SROCE_CNT_MCAST_DROP_NO_GROUP].name = "rx_drop_mcast_no_group",
 	[SROCE_CNT_ATOMICS_EXECUTED].name = "atomics_executed",
 	[SROCE_CNT_ATOMIC_REPLAYS].name = "atomic_replays",
+	[SROCE_CNT_UC_DROPS].name = "uc_messages_dropped",
+	[SROCE_CNT_ATOMIC_MISALIGNED].name = "atomic_misaligned",
+	[SROCE_CNT_ATOMIC_DENIED].name = "atomic_access_denied",
 };
 
 /* The counter of each engine event (enum sroce_eng_event) */
@@ -68,6 +71,9 @@ static const u8 sroce_event_counter[SROCE_EV_NR] = {
 	[SROCE_EV_BAD_REQ] = SROCE_CNT_RX_DROP_BAD_REQUEST,
 	[SROCE_EV_DUP_READ_BAD] = SROCE_CNT_RX_DROP_BAD_DUP_READ,
 	[SROCE_EV_ATOMIC_REPLAY] = SROCE_CNT_ATOMIC_REPLAYS,
+	[SROCE_EV_UC_DROP] = SROCE_CNT_UC_DROPS,
+	[SROCE_EV_ATOMIC_MISALIGNED] = SROCE_CNT_ATOMIC_MISALIGNED,
+	[SROCE_EV_ATOMIC_DENIED] = SROCE_CNT_ATOMIC_DENIED,
 };
 
 static_assert(ARRAY_SIZE(sroce_counter_descs) == SROCE_CNT_NR);

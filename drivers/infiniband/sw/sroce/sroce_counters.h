@@ -47,6 +47,9 @@ enum sroce_counter {
 	SROCE_CNT_MCAST_DROP_NO_GROUP,	/* multicast with no QP attached */
 	SROCE_CNT_ATOMICS_EXECUTED,	/* responder: atomics carried out */
 	SROCE_CNT_ATOMIC_REPLAYS,	/* duplicate atomic answered from cache */
+	SROCE_CNT_UC_DROPS,		/* UC messages dropped whole */
+	SROCE_CNT_ATOMIC_MISALIGNED,	/* atomics NAKed: misaligned */
+	SROCE_CNT_ATOMIC_DENIED,	/* atomics NAKed: no REMOTE_ATOMIC */
 	SROCE_CNT_NR
 };
 

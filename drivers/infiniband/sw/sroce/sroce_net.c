@@ -206,7 +206,7 @@ static void sroce_tx_done(struct sk_buff *skb)
  */
 void sroce_xmit(struct sroce_qp *qp, struct sk_buff_head *list, bool paced)
 {
-	bool connected = qp->ibqp.qp_type == IB_QPT_RC;
+	bool connected = !sroce_qp_is_ud(qp);
 	struct sroce_tx_ctx *ctx = qp->tx;
 	struct dst_entry *dst = NULL;
 	struct sk_buff *skb;

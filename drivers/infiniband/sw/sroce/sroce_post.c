@@ -31,10 +31,16 @@ static int sroce_post_one_send(struct sroce_qp *qp, const struct ib_send_wr *wr)
 	case IB_WR_SEND_WITH_IMM:
 	case IB_WR_RDMA_WRITE:
 	case IB_WR_RDMA_WRITE_WITH_IMM:
-	case IB_WR_RDMA_READ:
 		break;
 	case IB_WR_ATOMIC_CMP_AND_SWP:
 	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		/* refused now rather than failing the QP (or its peer's) */
+		if ((wr->send_flags & IB_SEND_INLINE) || wr->num_sge < 1 ||
+		    wr->sg_list[0].length < 8 ||
+		    (atomic_wr(wr)->remote_addr & 7))
+			return -EINVAL;
+		fallthrough;
+	case IB_WR_RDMA_READ:
 		if (qp->ibqp.qp_type != IB_QPT_RC)
 			return -EINVAL;
 		break;

@@ -148,6 +148,7 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 
 	switch (init->qp_type) {
 	case IB_QPT_RC:
+	case IB_QPT_UC:
 	case IB_QPT_UD:
 		break;
 	case IB_QPT_GSI:
@@ -191,6 +192,10 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	err = sroce_qp_init_queues(qp, &init->cap, udata);
 	if (err)
 		goto err_tx;
+	if (init->qp_type == IB_QPT_UC) {
+		sroce_sq_set_uc(&qp->sq_eng);
+		sroce_rq_set_uc(&qp->rq_eng);
+	}
 
 	if (init->qp_type == IB_QPT_GSI) {
 		qpn = SROCE_GSI_QPN;
@@ -303,6 +308,14 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		return -EINVAL;
 	if ((mask & IB_QP_MAX_DEST_RD_ATOMIC) &&
 	    attr->max_dest_rd_atomic > SROCE_MAX_QP_RD_ATOM)
+		return -EINVAL;
+	/*
+	 * The responder's ring of READ and atomic resources is laid out
+	 * at RTR; resizing it under a live connection (SQD -> SQD) would
+	 * drop results still owed to the requester.
+	 */
+	if ((mask & IB_QP_MAX_DEST_RD_ATOMIC) && cur == IB_QPS_SQD &&
+	    attr->max_dest_rd_atomic != qp->max_dest_rd_atomic)
 		return -EINVAL;
 	if ((mask & IB_QP_TIMEOUT) && attr->timeout > 31)
 		return -EINVAL;

@@ -136,7 +136,9 @@ static enum ib_wc_status sroce_req_fetch(struct sroce_qp *qp, u32 idx)
 	if (hdr.wr.send_flags & IB_SEND_FENCE)
 		e->flags |= SROCE_WQE_FENCE;
 
-	if (!sroce_opcode_allowed(w->opcode))
+	if (!sroce_opcode_allowed(w->opcode) ||
+	    (qp->ibqp.qp_type == IB_QPT_UC &&
+	     (w->opcode == IB_WR_RDMA_READ || sroce_opcode_atomic(w->opcode))))
 		return IB_WC_LOC_QP_OP_ERR;
 	if (hdr.wr.send_flags & ~(IB_SEND_FENCE | IB_SEND_SIGNALED |
 				  IB_SEND_SOLICITED | IB_SEND_INLINE))

@@ -186,10 +186,16 @@ bool sroce_resp_rcv(struct sroce_qp *qp, const struct sroce_rxpkt *rx,
 		return false;
 	}
 	if (act.error) {
-		pr_warn_ratelimited("%s: QP %u: NAK %#x for PSN %u\n",
-				    dev_name(&qp->sdev->ibdev.dev),
-				    qp->ibqp.qp_num, act.tx.syndrome,
-				    act.tx.psn);
+		if (act.ack)
+			pr_warn_ratelimited("%s: QP %u: NAK %#x for PSN %u\n",
+					    dev_name(&qp->sdev->ibdev.dev),
+					    qp->ibqp.qp_num, act.tx.syndrome,
+					    act.tx.psn);
+		else	/* UC: our own receive WQE was bad */
+			pr_warn_ratelimited("%s: QP %u: receive failed for PSN %u\n",
+					    dev_name(&qp->sdev->ibdev.dev),
+					    qp->ibqp.qp_num,
+					    rx->p.hdr.bth.psn);
 		sroce_qp_error(qp);
 	}
 	return act.kick;
