@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # Topology "pair": stock applications between the guests' sroce devices
-# (a serves, b connects): ibv_rc_pingpong at 64 B, 4 KiB and 1 MiB, with
-# polling and with completion events (-e), ibv_srq_pingpong (four QPs on
+# (a serves, b connects): ibv_rc_pingpong at 64 B, 4 KiB and 1 MiB and
+# ibv_uc_pingpong at 64 B, 4 KiB and 64 KiB, each with polling and with
+# completion events (-e), data checked (-c), ibv_srq_pingpong (four QPs on
 # one SRQ, data checked), perftest's send, write and
 # read bandwidth and latency tests at 64 B, 4 KiB, 64 KiB and 1 MiB, and
 # its atomic bandwidth (both operations) and latency tests.
@@ -35,8 +36,15 @@ run() {
 for s in 64 4096 1048576; do
 	n=200
 	[ $s -eq 1048576 ] && n=10
-	run "ibv_rc_pingpong -s $s" ibv_rc_pingpong -d sroce0 -g 1 -s $s -n $n
-	run "ibv_rc_pingpong -s $s -e" ibv_rc_pingpong -d sroce0 -g 1 -s $s -n $n -e
+	run "ibv_rc_pingpong -s $s -c" ibv_rc_pingpong -d sroce0 -g 1 -s $s -n $n -c
+	run "ibv_rc_pingpong -s $s -c -e" ibv_rc_pingpong -d sroce0 -g 1 -s $s -n $n -c -e
+done
+# UC: the same exchange with nothing acknowledged, received data checked.
+for s in 64 4096 65536; do
+	run "ibv_uc_pingpong -s $s -c" \
+		ibv_uc_pingpong -d sroce0 -g 1 -s $s -n 200 -c
+	run "ibv_uc_pingpong -s $s -c -e" \
+		ibv_uc_pingpong -d sroce0 -g 1 -s $s -n 200 -c -e
 done
 # Four QPs sharing one SRQ on each side, received data checked.
 run "ibv_srq_pingpong -q 4 -c" ibv_srq_pingpong -d sroce0 -g 1 -q 4 -n 100 -c

@@ -10,7 +10,8 @@
 # from the expected one. a must drop the first two kinds and count them
 # (rx_drop_address, rx_drop_pkey), treat the last as out of sequence or
 # duplicate without executing it, and the legitimate stream must go on
-# with its data intact.
+# with its data intact. Last, a FETCH_ADD at a PSN behind: a duplicate of
+# no atomic a ran, dropped (rx_drop_bad_dup_read), never executed.
 . "$(dirname "$0")/../lib.sh"
 
 N=20			# packets of each forged kind
@@ -40,6 +41,7 @@ if [ "$SROCE_ROLE" = a ]; then
 	pkey0=$(counter rx_drop_pkey)
 	oos0=$(counter out_of_sequence_requests)
 	dup0=$(counter duplicate_requests)
+	baddup0=$(counter rx_drop_bad_dup_read)
 	sync_peer counted
 	sync_peer forged
 	check "forged source address: rx_drop_address +$N" \
@@ -51,6 +53,10 @@ if [ "$SROCE_ROLE" = a ]; then
 		wait_for 60 grown out_of_sequence_requests "$oos0" 1
 	check "forged PSN behind: duplicate_requests +1" \
 		wait_for 60 grown duplicate_requests "$dup0" 1
+	check "forged FETCH_ADD behind: rx_drop_bad_dup_read +1" \
+		wait_for 60 grown rx_drop_bad_dup_read "$baddup0" 1
+	check "no atomic executed (atomics_executed 0)" \
+		test "$(counter atomics_executed)" -eq 0
 	# Nothing else counts as these: exactly what was forged.
 	check "rx_drop_address went up by exactly $N" \
 		test $(($(counter rx_drop_address) - addr0)) -eq $N
@@ -81,6 +87,9 @@ else
 	check "forge PSN first + 2^22 and first - 2^22 from $SROCE_IP, as nobody" \
 		bash -c "$(printf '%q ' "${forge[@]}" "${aim[@]}") --src $SROCE_IP --psn $(((psn + 0x400000) & 0xffffff)) &&
 			 $(printf '%q ' "${forge[@]}" "${aim[@]}") --src $SROCE_IP --psn $(((psn - 0x400000) & 0xffffff))"
+	check "forge a FETCH_ADD at first - 2^22, as nobody" "${forge[@]}" \
+		"${aim[@]}" --src "$SROCE_IP" --op fadd \
+		--psn $(((psn - 0x400000) & 0xffffff))
 	sync_peer forged
 	sync_peer checked
 	touch /tmp/forge.info.done

@@ -6,11 +6,12 @@
 # RDMA WRITE packets (Only by default; --op first with a RETH of --total
 # bytes, or middle, or last) with a correct ICRC through an ordinary UDP
 # socket (no raw socket, no capability). --op ud sends UD SEND_ONLY
-# datagrams instead, with a DETH of --qkey and --sqpn.
+# datagrams instead, with a DETH of --qkey and --sqpn; --op fadd RC
+# FETCH_ADD requests (adding 1 at --va under --rkey, no payload).
 #
 #   roce_forge.py --src IP --dst IP --qpn N --psn N [--va ADDR --rkey KEY]
 #                 [--pkey P] [--count N] [--len BYTES] [--fill BYTE]
-#                 [--op only|first|middle|last|ud] [--total BYTES]
+#                 [--op only|first|middle|last|ud|fadd] [--total BYTES]
 #                 [--qkey Q] [--sqpn N]
 #
 # The socket is bound to --src, which must be an address of this host;
@@ -27,7 +28,8 @@ import zlib
 ROCE_PORT = 4791
 # RC RDMA WRITE opcodes (IBTA table 38); First and Only carry a RETH.
 OPS = {'first': 0x06, 'middle': 0x07, 'last': 0x08, 'only': 0x0a,
-       'ud': 0x64}      # UD SEND_ONLY, with a DETH
+       'ud': 0x64,      # UD SEND_ONLY, with a DETH
+       'fadd': 0x14}    # RC FETCH_ADD, with an AtomicETH
 IP_MTU_DISCOVER = 10     # <linux/in.h>; not in Python's socket module
 IP_PMTUDISC_DO = 2
 
@@ -44,8 +46,8 @@ def icrc(image):
 
 
 def packet(src, sport, dst, a):
-    payload = bytes([a.fill]) * a.len
-    pad = -a.len % 4
+    payload = b'' if a.op == 'fadd' else bytes([a.fill]) * a.len
+    pad = -len(payload) % 4
     bth = struct.pack('>BBHI I', OPS[a.op], pad << 4, a.pkey,
                       a.qpn & 0xffffff, a.psn & 0xffffff)
     reth = b''
@@ -54,6 +56,8 @@ def packet(src, sport, dst, a):
                            a.total if a.op == 'first' else a.len)
     if a.op == 'ud':
         reth = struct.pack('>II', a.qkey, a.sqpn & 0xffffff)
+    if a.op == 'fadd':
+        reth = struct.pack('>QIQQ', a.va, a.rkey, 1, 0)
     body = bth + reth + payload + b'\0' * pad
     udp_len = 8 + len(body) + 4
     iph = struct.pack('>BBHHHBBH4s4s', 0x45, 0, 20 + udp_len, 0, 0x4000, 64,

@@ -51,6 +51,10 @@ for srv in a b; do
 		run $srv "ib_${t}_bw 64 KiB, $who" \
 			ib_${t}_bw -d $dev -x 1 -F -s 65536 -n 100
 	done
+	run $srv "ibv_uc_pingpong 4 KiB -c, $who" \
+		ibv_uc_pingpong -d $dev -g 1 -s 4096 -n 100 -c
+	run $srv "ibv_uc_pingpong 64 KiB -c -e, $who" \
+		ibv_uc_pingpong -d $dev -g 1 -s 65536 -n 20 -c -e
 	run $srv "ib_write_lat 64 B, $who" \
 		ib_write_lat -d $dev -x 1 -F -s 64 -n 100
 	run $srv "ib_atomic_bw fetch-and-add, $who" \
