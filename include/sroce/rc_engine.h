@@ -83,6 +83,7 @@ enum sroce_eng_event {
 	SROCE_EV_UC_DROP,	/* UC responder: a message dropped whole */
 	SROCE_EV_ATOMIC_MISALIGNED, /* atomic NAKed: address not 8-aligned */
 	SROCE_EV_ATOMIC_DENIED,	/* atomic NAKed: no REMOTE_ATOMIC (QP, rkey) */
+	SROCE_EV_UC_LEN_ERR,	/* UC: a message too long for its receive WQE */
 	SROCE_EV_NR
 };
 
@@ -237,7 +238,9 @@ void sroce_sq_reset(struct sroce_sq_eng *e);
 /*
  * Fail the QP: WQE @idx (comp <= idx < fetch; a WQE that failed the
  * glue's validation is pushed first) completes with @status, every other
- * uncompleted WQE with a flush error.  The first error wins.
+ * uncompleted WQE with a flush error.  The first error wins.  On UC, @idx
+ * may be the WQE the last sroce_req_next() completed (comp - 1): its
+ * completion is taken back, to be reported with @status.
  */
 void sroce_sq_fail(struct sroce_sq_eng *e, u32 idx, u8 status);
 

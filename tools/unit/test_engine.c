@@ -29,6 +29,7 @@ struct end {
 	int recvs;
 	int atomics;			/* atomics carried out here */
 	u32 events;			/* responder events seen */
+	u32 rwqe_len;			/* receive WQE length, 0: MEM */
 	u32 atomic_access;		/* 0: every rkey_ok range is atomic */
 };
 
@@ -47,7 +48,7 @@ static int take_rwqe(void *ctx, u32 *len)
 	if (!x->rwqes)
 		return -1;
 	x->rwqes--;
-	*len = MEM;
+	*len = x->rwqe_len ? x->rwqe_len : MEM;
 	return 0;
 }
 
@@ -683,6 +684,81 @@ static void test_uc(void)
 		sroce_rq_rx(&B.rq, &p, &env, &a);
 		CHECK(!a.place && !a.ack && !a.error);
 		CHECK(a.events & BIT(SROCE_EV_UC_DROP));
+	}
+	tap_end();
+
+	tap_begin("engine: UC send the glue cannot build completes in error");
+	setup_uc(1024);
+	post(SROCE_WR_SEND, 100, 0);
+	{
+		struct sroce_sq_act a;
+		struct sroce_tx_req tx;
+
+		CHECK_EQ(sroce_req_next(&A.sq, &tx, &a), SROCE_REQ_SEND);
+		CHECK_EQ(A.sq.comp, 1);		/* decided: done */
+		sroce_sq_fail(&A.sq, tx.idx, SROCE_WC_LOC_PROT_ERR);
+		CHECK_EQ(A.sq.comp, 0);		/* taken back */
+		CHECK_EQ(A.sq.state, SROCE_SQ_ERROR);
+		CHECK_EQ(A.sq.err_idx, 0);
+		CHECK_EQ(A.sq.err_status, SROCE_WC_LOC_PROT_ERR);
+	}
+	tap_end();
+
+	tap_begin("engine: UC receive WQEs are neither lost nor stalled");
+	setup_uc(1024);
+	B.rwqes = 1;
+	{
+		struct sroce_rq_env env = { &B, take_rwqe, rkey_ok, do_atomic };
+		struct sroce_hdrs h = {};
+		struct sroce_rq_act a;
+		struct sroce_pkt p;
+		u8 buf[SROCE_MAX_PKT_LEN];
+
+		/* a Write with immediate whose MR vanished at its last packet */
+		h.bth.opcode = SROCE_OPCODE(SROCE_TRANSPORT_UC,
+					    SROCE_OP_WRITE_ONLY_IMM);
+		h.bth.psn = B.rq.epsn;
+		h.reth.rkey = RKEY;
+		h.reth.len = 10;
+		mkpkt(&h, 10, buf, &p);
+		sroce_rq_rx(&B.rq, &p, &env, &a);
+		CHECK(a.complete && a.place == SROCE_PLACE_MR);
+		sroce_rq_fail(&B.rq, h.bth.psn, SROCE_NAK_REM_ACCESS,
+			      SROCE_WC_SUCCESS, &a);
+		CHECK(!a.complete && !a.error);
+		CHECK(B.rq.rwqe_held);		/* the WQE it took stays */
+		/* the next Send lands in that WQE, taking no other */
+		memset(&h, 0, sizeof(h));
+		h.bth.opcode = SROCE_OPCODE(SROCE_TRANSPORT_UC,
+					    SROCE_OP_SEND_ONLY);
+		h.bth.psn = B.rq.epsn;
+		mkpkt(&h, 20, buf, &p);
+		sroce_rq_rx(&B.rq, &p, &env, &a);
+		CHECK(a.complete && a.wc_status == SROCE_WC_SUCCESS);
+		CHECK_EQ(B.rwqes, 0);
+		/* too long for its WQE: completes in error, QP stays up */
+		B.rwqes = 1;
+		B.rwqe_len = 10;
+		h.bth.psn = B.rq.epsn;
+		mkpkt(&h, 20, buf, &p);
+		sroce_rq_rx(&B.rq, &p, &env, &a);
+		B.rwqe_len = 0;
+		CHECK(a.complete && a.wc_status == SROCE_WC_LOC_LEN_ERR);
+		CHECK(!a.error && !B.rq.rwqe_held);
+		CHECK_EQ(B.rq.state, SROCE_RQ_ACTIVE);
+		/* a forged packet far ahead does not stall the connection */
+		h.bth.psn = sroce_psn_add(B.rq.epsn, 100000);
+		mkpkt(&h, 0, buf, &p);
+		B.rwqes = 2;
+		sroce_rq_rx(&B.rq, &p, &env, &a);
+		h.bth.psn = sroce_psn_add(B.rq.epsn, -100001);	/* genuine */
+		mkpkt(&h, 0, buf, &p);
+		sroce_rq_rx(&B.rq, &p, &env, &a);
+		CHECK(a.complete && a.wc_status == SROCE_WC_SUCCESS);
+		/* a duplicate just behind is dropped */
+		sroce_rq_rx(&B.rq, &p, &env, &a);
+		CHECK(!a.complete && (a.events & BIT(SROCE_EV_DUP_REQ)));
+		CHECK(sroce_rq_check(&B.rq));
 	}
 	tap_end();
 }

@@ -25,14 +25,23 @@
  * - UC: the same checks, but nothing is ever answered.  A PSN ahead of
  *   the expected one means packets were lost: the message in progress is
  *   dropped and the PSN taken as the new expected one, so a First or Only
- *   starts the next message.  One behind it is a duplicate (UC never
- *   resends): dropped, so that no message is delivered twice.  What
- *   would be an RNR or a fatal NAK on RC drops the message (class D: a
- *   held receive WQE stays for the next).
+ *   starts the next message.  One up to SROCE_UC_DUP_WINDOW behind is a
+ *   duplicate (UC never resends): dropped, so that no message is
+ *   delivered twice; one further behind resyncs like a gap.  What would
+ *   be an RNR or a fatal NAK on RC drops the message (class D: a held
+ *   receive WQE stays for the next); a message longer than the receive
+ *   WQE completes it with a local length error, the QP stays up.
  */
 #include "sroce/rc_engine.h"
 
 #define SROCE_ACK_COALESCE	16
+
+/*
+ * UC: how far behind the expected PSN a packet counts as a duplicate from
+ * the wire (dropped); beyond, it is taken as a resync, so that one forged
+ * packet far ahead stalls a connection for this many packets at most.
+ */
+#define SROCE_UC_DUP_WINDOW	16384
 
 static inline void ev(u32 *events, enum sroce_eng_event what)
 {
@@ -207,9 +216,12 @@ static bool rq_send(struct sroce_rq_eng *e, const struct sroce_pkt *pkt,
 		e->msg_off = 0;
 	if (len > e->rwqe_len - e->msg_off) {
 		rq_fatal(e, act, SROCE_NAK_INVALID_REQ, pkt->hdr.bth.psn);
-		if (!e->uc) {
-			act->complete = true;
-			act->wc_status = SROCE_WC_LOC_LEN_ERR;
+		act->complete = true;
+		act->wc_status = SROCE_WC_LOC_LEN_ERR;
+		if (e->uc) {
+			/* as rdma_rxe: the WQE completes, the QP stays up */
+			e->rwqe_held = false;
+			ev(&act->events, SROCE_EV_UC_LEN_ERR);
 		}
 		return false;
 	}
@@ -478,19 +490,18 @@ static void rq_uc_rx(struct sroce_rq_eng *e, const struct sroce_pkt *pkt,
 	u8 rc_op;
 	bool done;
 
-	switch (sroce_resp_psn_class(e->epsn, psn)) {
-	case SROCE_PSN_DUPLICATE:
-		/* nothing is sent twice on UC: the wire duplicated it */
-		ev(&act->events, SROCE_EV_DUP_REQ);
-		return;
-	case SROCE_PSN_OUT_OF_SEQ:
+	if (psn != e->epsn) {
+		s32 d = sroce_psn_diff(psn, e->epsn);
+
+		if (d < 0 && d >= -SROCE_UC_DUP_WINDOW) {
+			/* nothing is sent twice on UC: the wire duplicated it */
+			ev(&act->events, SROCE_EV_DUP_REQ);
+			return;
+		}
 		/* packets were lost: so is the message they belonged to */
 		ev(&act->events, SROCE_EV_OOS_REQ);
 		if (e->seq != SROCE_SEQ_NONE)
 			rq_uc_drop(e, act);
-		break;
-	default:
-		break;
 	}
 	e->epsn = sroce_psn_add(psn, 1);
 	/* UC opcodes follow the RC ones, 0x20 higher */
@@ -591,10 +602,14 @@ void sroce_rq_fail(struct sroce_rq_eng *e, u32 psn, enum sroce_nak_code nak,
 		   u8 wc_status, struct sroce_rq_act *act)
 {
 	u32 events = act->events;
+	bool completing = act->complete;
 
 	memset(act, 0, sizeof(*act));
 	act->events = events;
 	rq_fatal(e, act, nak, psn);
+	/* UC, the Write with immediate's last packet: its WQE stays taken */
+	if (e->uc && completing && wc_status == SROCE_WC_SUCCESS)
+		e->rwqe_held = true;
 	if (wc_status != SROCE_WC_SUCCESS) {
 		act->complete = true;
 		act->wc_status = wc_status;

@@ -218,6 +218,13 @@ void sroce_sq_fail(struct sroce_sq_eng *e, u32 idx, u8 status)
 {
 	if (e->err_set)
 		return;		/* the first error is the one reported */
+	/*
+	 * UC completed the WQE when its last packet was decided; the glue
+	 * could not build that packet, and has not reported the completion
+	 * yet: take it back, the WQE completes with @status.
+	 */
+	if (e->uc && idx == e->comp - 1)
+		e->comp = idx;
 	SROCE_ENGINE_WARN(idx - e->comp >= e->fetch - e->comp &&
 			  e->fetch != e->comp);
 	e->state = SROCE_SQ_ERROR;
