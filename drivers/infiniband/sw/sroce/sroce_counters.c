@@ -51,6 +51,7 @@ static const struct rdma_stat_desc sroce_counter_descs[] = {
 	[SROCE_CNT_UC_DROPS].name = "uc_messages_dropped",
 	[SROCE_CNT_ATOMIC_MISALIGNED].name = "atomic_misaligned",
 	[SROCE_CNT_ATOMIC_DENIED].name = "atomic_access_denied",
+	[SROCE_CNT_UC_LEN_ERRORS].name = "uc_recv_length_errors",
 };
 
 /* The counter of each engine event (enum sroce_eng_event) */
@@ -74,6 +75,7 @@ static const u8 sroce_event_counter[SROCE_EV_NR] = {
 	[SROCE_EV_UC_DROP] = SROCE_CNT_UC_DROPS,
 	[SROCE_EV_ATOMIC_MISALIGNED] = SROCE_CNT_ATOMIC_MISALIGNED,
 	[SROCE_EV_ATOMIC_DENIED] = SROCE_CNT_ATOMIC_DENIED,
+	[SROCE_EV_UC_LEN_ERR] = SROCE_CNT_UC_LEN_ERRORS,
 };
 
 static_assert(ARRAY_SIZE(sroce_counter_descs) == SROCE_CNT_NR);

@@ -50,6 +50,7 @@ enum sroce_counter {
 	SROCE_CNT_UC_DROPS,		/* UC messages dropped whole */
 	SROCE_CNT_ATOMIC_MISALIGNED,	/* atomics NAKed: misaligned */
 	SROCE_CNT_ATOMIC_DENIED,	/* atomics NAKed: no REMOTE_ATOMIC */
+	SROCE_CNT_UC_LEN_ERRORS,	/* UC message too long for its WQE */
 	SROCE_CNT_NR
 };
 
