@@ -634,6 +634,41 @@ static void req_send(struct sim *w, struct sim_side *s,
 	send_pkt(w, s, &h, op_local(s, op) + tx->off, tx->len);
 }
 
+/* UD: send the next posted datagram; it is complete once sent */
+static bool ud_req_step(struct sim *w, struct sim_side *s)
+{
+	struct sroce_ud_cfg cfg = {
+		.qpn = w->p.qpn[s->id], .qkey = SIM_UD_QKEY, .mtu = w->p.mtu,
+		.pkey = SROCE_DEFAULT_PKEY,
+	};
+	struct sroce_ud_send us = {};
+	struct sroce_hdrs h;
+	struct sim_op *op;
+	u32 i = s->ud_sent;
+
+	if (i >= s->posted)
+		return false;
+	op = &s->ops[i];
+	us.imm = op->kind == SROCE_WR_SEND_IMM;
+	us.imm_data = op->imm;
+	us.length = op->len;
+	us.remote_qpn = w->p.qpn[s->peer->id];
+	us.remote_qkey = SIM_UD_QKEY;
+	if (sroce_ud_tx_hdrs(&cfg, &us, i, &h) != SROCE_UD_OK) {
+		sim_fail(w, "%c: UD WQE %u of %u bytes refused", 'A' + s->id,
+			 i, op->len);
+		return false;
+	}
+	op->first_psn = h.bth.psn;
+	op->npkts = 1;
+	s->ud_sent++;
+	sim_note(w, s->id, ST_TX_REQ, h.bth.opcode, h.bth.psn, i, op->len);
+	send_pkt(w, s, &h, op_local(s, op), op->len);
+	op_complete(w, s, i, SROCE_WC_SUCCESS);
+	user_post(w, s);	/* its SQ slot is free */
+	return s->ud_sent < s->posted;
+}
+
 /* One requester step; false when it has nothing more to do for now */
 static bool req_step(struct sim *w, struct sim_side *s)
 {
@@ -641,6 +676,8 @@ static bool req_step(struct sim *w, struct sim_side *s)
 	struct sroce_sq_act act;
 	enum sroce_req_verdict v;
 
+	if (w->p.ud)
+		return ud_req_step(w, s);
 	memset(&tx, 0, sizeof(tx));
 	memset(&act, 0, sizeof(act));
 	v = sroce_req_next(&s->sq, &tx, &act);
@@ -1267,6 +1304,73 @@ static void pump(struct sim *w, struct sim_side *s)
 	s->in_pump = false;
 }
 
+/*
+ * UD: the pure rules decide; a datagram goes GRH first into the next
+ * receive WQE (one it does not fit stays posted).  Every datagram that
+ * lands must be one that was sent, whole (duplicates from the wire land
+ * twice: UD does not know).
+ */
+static void rx_datagram(struct sim *w, struct sim_side *s,
+			const struct sroce_pkt *pkt, const u8 *payload,
+			bool forged)
+{
+	const struct sroce_ud_cfg cfg = {
+		.qpn = w->p.qpn[s->id], .qkey = SIM_UD_QKEY, .mtu = w->p.mtu,
+	};
+	enum sroce_ud_status st = sroce_ud_rx_check(&cfg, pkt);
+	const struct sim_side *peer = s->peer;
+	struct sim_rwqe *rw;
+	u32 i;
+
+	w->res->cnt[SC_RX_REQ]++;
+	if (st != SROCE_UD_OK) {
+		if (!forged)
+			sim_fail(w, "%c: legitimate datagram refused (%d)",
+				 'A' + s->id, st);
+		w->res->cnt[SC_FORGED_DROPPED]++;
+		return;
+	}
+	if (s->rtaken >= s->rposted) {
+		w->res->cnt[SC_RQ_EMPTY]++;
+		return;
+	}
+	rw = &s->rwqes[s->rtaken];
+	if (sroce_ud_rx_fits(pkt, rw->len) != SROCE_UD_OK)
+		return;		/* too big for the next WQE: dropped */
+	memcpy(s->mem + rw->off + SROCE_GRH_LEN, payload, pkt->payload_len);
+	rw->ncomp++;
+	rw->status = SROCE_WC_SUCCESS;
+	rw->byte_len = SROCE_GRH_LEN + pkt->payload_len;
+	rw->imm = pkt->info->mask & SROCE_MASK_IMMDT;
+	rw->imm_val = pkt->hdr.imm;
+	sim_note(w, s->id, ST_RCOMP, 0xff, 0, s->rtaken, rw->byte_len);
+	s->rtaken++;
+	if (w->adversarial)
+		return;
+	for (i = 0; i < peer->posted; i++) {
+		const struct sim_op *op = &peer->ops[i];
+
+		if (op->npkts && op->first_psn == pkt->hdr.bth.psn &&
+		    pkt->hdr.deth.sqpn == w->p.qpn[peer->id] &&
+		    op->len == pkt->payload_len &&
+		    rw->imm == (op->kind == SROCE_WR_SEND_IMM) &&
+		    (!rw->imm || rw->imm_val == op->imm) &&
+		    !memcmp(s->mem + rw->off + SROCE_GRH_LEN,
+			    peer->init + peer->zone_off[op->lzone] + op->loff,
+			    op->len)) {
+			rw->got_op = i;
+			if (w->p.uc_strict && i != rw->op)
+				sim_fail(w, "%c: UD receive %u on a perfect wire got %c WQE %u, not %u",
+					 'A' + s->id, s->rtaken - 1,
+					 'A' + peer->id, i, rw->op);
+			return;
+		}
+	}
+	sim_fail(w, "%c: UD receive %u holds no datagram %c sent (PSN %06x, %u bytes)",
+		 'A' + s->id, s->rtaken - 1, 'A' + peer->id, pkt->hdr.bth.psn,
+		 pkt->payload_len);
+}
+
 static void deliver(struct sim *w, struct sim_side *s, const struct sim_ev *ev)
 {
 	bool forged = ev->flags & EVF_FORGED;
@@ -1283,7 +1387,8 @@ static void deliver(struct sim *w, struct sim_side *s, const struct sim_ev *ev)
 	if (!ret && pkt.hdr.bth.dqpn != w->p.qpn[s->id])
 		ret = -SROCE_DROP_NR;
 	if (!ret && sroce_opcode_transport(pkt.hdr.bth.opcode) !=
-		    (w->p.uc ? SROCE_TRANSPORT_UC : SROCE_TRANSPORT_RC))
+		    (w->p.uc ? SROCE_TRANSPORT_UC :
+		     w->p.ud ? SROCE_TRANSPORT_UD : SROCE_TRANSPORT_RC))
 		ret = -SROCE_DROP_NR;
 	if (ret) {
 		if (!forged)
@@ -1295,7 +1400,9 @@ static void deliver(struct sim *w, struct sim_side *s, const struct sim_ev *ev)
 	sim_note(w, s->id, forged ? ST_RX_FORGED : ST_RX, pkt.hdr.bth.opcode,
 		 pkt.hdr.bth.psn, pkt.payload_len,
 		 ((u64)pkt.hdr.aeth.syndrome << 24) | pkt.hdr.aeth.msn);
-	if (pkt.info->mask & SROCE_MASK_REQ)
+	if (w->p.ud)
+		rx_datagram(w, s, &pkt, ev->buf + pkt.payload_off, forged);
+	else if (pkt.info->mask & SROCE_MASK_REQ)
 		rx_request(w, s, &pkt, ev->buf + pkt.payload_off);
 	else if (pkt.info->mask & SROCE_MASK_RESP)
 		rx_response(w, s, &pkt, ev->buf + pkt.payload_off);
@@ -1424,7 +1531,8 @@ static void run_loop(struct sim *w)
 	struct sim_ev ev;
 
 	/* UC: WQEs complete when sent; run until the wire is empty too */
-	while (!w->failed && (!sim_all_done(w) || (w->p.uc && w->nheap))) {
+	while (!w->failed &&
+	       (!sim_all_done(w) || (sim_unreliable(&w->p) && w->nheap))) {
 		if (!ev_pop(w, &ev)) {
 			char a[160], b[160];
 

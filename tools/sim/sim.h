@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * sroce deterministic simulator: two RC endpoints A and B built from the
- * pure protocol core (sroce/rc_engine.h), a virtual clock, a seeded PRNG,
- * a lossy wire per direction, an optional adversary, and an oracle.
+ * sroce deterministic simulator: two endpoints A and B built from the
+ * pure protocol core (sroce/rc_engine.h for RC and UC, sroce/ud.h for
+ * UD), a virtual clock, a seeded PRNG, a lossy wire per direction, an
+ * optional adversary, and an oracle.
  *
  *   sim.c        the world: event queue, wire, glue, per-event checks
  *   sim_work.c   workload and parameters drawn from the seed

@@ -188,6 +188,14 @@ void sim_forge_inject(struct sim *w, const struct sim_forge *f)
 	if (w->p.uc && !(f->flags & SIM_FORGE_RAW_OPCODE) &&
 	    h.bth.opcode <= 0x0b)
 		h.bth.opcode |= SROCE_TRANSPORT_UC;
+	/* UD QPs: datagrams, with the right Q_Key half of the time */
+	if (w->p.ud && !(f->flags & SIM_FORGE_RAW_OPCODE) &&
+	    h.bth.opcode <= 0x0b) {
+		h.bth.opcode = h.bth.opcode & 1 ? SROCE_UD_SEND_ONLY_IMM :
+						  SROCE_UD_SEND_ONLY;
+		h.deth.qkey = f->imm & 1 ? SIM_UD_QKEY : f->imm;
+		h.deth.sqpn = w->p.qpn[t->peer->id];
+	}
 	h.bth.pkey = SROCE_DEFAULT_PKEY;
 	h.bth.dqpn = w->p.qpn[t->id] ^ ((f->flags & SIM_FORGE_BAD_QPN) ? 1 : 0);
 	h.bth.ackreq = f->flags & SIM_FORGE_ACKREQ;

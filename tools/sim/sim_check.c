@@ -233,7 +233,7 @@ static void check_rwqes(struct sim *w, struct sim_side *s)
 				 'A' + s->id, i, rw->ncomp,
 				 s->qp_err ? "in error" : "alive");
 		else if (!w->adversarial && op->status == SROCE_WC_SUCCESS &&
-			 (!w->p.uc || w->p.uc_strict) &&
+			 (!sim_unreliable(&w->p) || w->p.uc_strict) &&
 			 (rw->ncomp != 1 || rw->status != SROCE_WC_SUCCESS))
 			sim_fail(w, "%c: receive %u: its Send (%c WQE %u) succeeded, receive %s",
 				 'A' + s->id, i, 'A' + s->peer->id, rw->op,
@@ -322,7 +322,9 @@ void sim_check_final(struct sim *w)
 
 		check_ops(w, s);
 		check_rwqes(w, s);
-		if (!w->adversarial && w->p.uc && !w->p.uc_strict)
+		if (w->adversarial || w->p.ud)
+			;	/* UD: each datagram checked as it landed */
+		else if (w->p.uc && !w->p.uc_strict)
 			check_uc_writes(w, s);
 		else if (!w->adversarial) {
 			check_data(w, s);

@@ -7,6 +7,7 @@
 #define _SROCE_SIM_INT_H
 
 #include "sim.h"
+#include "sroce/ud.h"
 
 #define SIM_MAX_RES		16	/* READ resources per responder */
 #define SIM_NMR			5	/* MRs per endpoint */
@@ -91,6 +92,7 @@ struct sim_params {
 	u32	psn0[2];	/* side i's first request PSN */
 	u32	qpn[2];
 	bool	uc;		/* both QPs UC: Sends and Writes only */
+	bool	ud;		/* both QPs UD: one-MTU Sends, datagrams */
 	bool	uc_strict;	/* UC on a perfect wire: nothing may be lost */
 };
 
@@ -129,6 +131,7 @@ struct sim_side {
 	bool	rheld;
 	u32	rheld_idx;
 	s64	uc_last_op;	/* UC: peer op of the last receive completed */
+	u32	ud_sent;	/* UD: ops sent */
 	/* rkey_ok approvals of the message in progress (MR placement) */
 	u32	ok_rkey;
 	u64	ok_va;
@@ -187,6 +190,14 @@ void sim_note(struct sim *w, int side, u8 what, u8 opcode, u32 psn, u64 a,
 void sim_send_raw(struct sim *w, struct sim_side *from, u8 *buf, u32 len);
 void sim_inject(struct sim *w, struct sim_side *to, u8 *buf, u32 len);
 const struct sim_mr *sim_mr_find(const struct sim_side *s, u32 rkey);
+
+#define SIM_UD_QKEY		0x1234abcdu
+
+/* UC or UD: the receive WQE a message lands in is not known beforehand */
+static inline bool sim_unreliable(const struct sim_params *p)
+{
+	return p->uc || p->ud;
+}
 
 static inline bool sim_kind_atomic(u8 kind)
 {

@@ -6,6 +6,8 @@
  * - path MTU, SQ depths 1..256, max_rd_atomic 1..16, retry counts,
  *   ACK timeout (above the path's worst round trip), RNR timer, PSNs
  *   (sometimes just before the 2^24 wrap), QPNs;
+ * - one run in five with UC QPs, one in eight of the rest with UD QPs
+ *   (one-MTU Sends, no Reads, Writes or atomics);
  * - per endpoint a list of Send, Send-with-imm, Write, Write-with-imm,
  *   Read, compare-and-swap and fetch-and-add WQEs, 0 B..1 MiB skewed
  *   toward small, some exactly k * MTU +-1, signalled or not, posted at
@@ -62,6 +64,7 @@ static void gen_params(struct sim *w)
 	/* One run in five is UC, drawn apart: RC runs keep their seeds */
 	rng_seed(&u, w->cfg->seed, 11);
 	p->uc = rng_chance(&u, 0.2);
+	p->ud = !p->uc && rng_chance(&u, 0.15);
 	p->mtu = 256U << rng_below(r, 5);
 	for (i = 0; i < 2; i++) {
 		p->sq_size[i] = 1U << rng_below(r, 9);
@@ -80,7 +83,11 @@ static void gen_params(struct sim *w)
 	p->rq_trickle = rng_chance(r, 0.3);
 	p->rq_batch = (u32)rng_range(r, 1, 8);
 	p->rq_gap_ns = rng_range(r, 1000, 300000);
-	p->uc_strict = p->uc && !p->rq_trickle && !c->loss && !c->dup &&
+	/* UD completes sends at once: trickling receives drop most of them */
+	if (p->ud && rng_chance(&u, 0.75))
+		p->rq_trickle = false;
+	p->uc_strict = sim_unreliable(p) && !p->rq_trickle && !c->loss &&
+		       !c->dup &&
 		       !c->reorder && !c->corrupt && !c->jitter_ns &&
 		       w->cfg->adversary <= 0 && !w->cfg->script;
 }
@@ -166,6 +173,8 @@ static void gen_rwqe(struct sim *w, struct sim_side *s, struct sim_op *op,
 
 	rw->op = i;
 	rw->len = op->kind == SROCE_WR_WRITE_IMM ? slack : op->len + slack;
+	if (w->p.ud)
+		rw->len += SROCE_GRH_LEN;	/* the GRH comes first */
 	rw->off = zone_take(peer, &w->wl, SZ_RECV, rw->len);
 	rw->status = SIM_WC_NONE;
 	op->rwqe = peer->nrwqes++;
@@ -179,7 +188,11 @@ static void gen_op(struct sim *w, struct sim_side *s, struct sim_op *op,
 	op->kind = pick_kind(r, !w->cfg->bench_mix);
 	if (w->p.uc && op->kind >= SROCE_WR_READ)
 		op->kind = SROCE_WR_WRITE;	/* UC has no Read or atomics */
+	if (w->p.ud && op->kind > SROCE_WR_SEND_IMM)
+		op->kind = op->kind & 1 ? SROCE_WR_SEND_IMM : SROCE_WR_SEND;
 	op->len = pick_len(r, w->p.mtu);
+	if (w->p.ud && op->len > w->p.mtu)	/* a datagram is one packet */
+		op->len = (u32)rng_below(r, w->p.mtu + 1);
 	if (op->len > *left)
 		op->len = (u32)rng_below(r, 65);
 	if (sim_kind_atomic(op->kind)) {
@@ -350,7 +363,7 @@ static void finish_ops(struct sim *w, struct sim_side *s)
 
 		rw->off += s->zone_off[SZ_RECV];
 		mark(s, rw->off, rw->len, SM_PEER);
-		if (w->p.uc)	/* after a loss, any later message that fits */
+		if (sim_unreliable(&w->p))	/* any later message that fits */
 			mark(s, rw->off, rw->len, SM_TARGET);
 		else if (op->kind != SROCE_WR_WRITE_IMM)
 			mark(s, rw->off, op->len, SM_TARGET);
@@ -366,7 +379,8 @@ static void describe(struct sim *w)
 
 	snprintf(w->res->desc, sizeof(w->res->desc),
 		 "%smtu %u sq %u/%u rd %u/%u ops %u/%u retry %u rnr %u%s timeout %u psn %06x/%06x",
-		 p->uc ? "UC " : "", p->mtu, p->sq_size[0], p->sq_size[1],
+		 p->uc ? "UC " : p->ud ? "UD " : "", p->mtu, p->sq_size[0],
+		 p->sq_size[1],
 		 p->max_rd[0],
 		 p->max_rd[1], w->side[0].nops, w->side[1].nops, p->retry_cnt,
 		 p->rnr_retry, p->rq_trickle ? " trickle" : "", p->timeout,
