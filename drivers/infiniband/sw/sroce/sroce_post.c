@@ -12,17 +12,6 @@
 #include "sroce_param.h"
 #include "sroce_qp.h"
 
-/* Bytes the SGE list of @wr holds */
-static u64 sroce_sge_total(const struct ib_send_wr *wr)
-{
-	u64 total = 0;
-	int i;
-
-	for (i = 0; i < wr->num_sge; i++)
-		total += wr->sg_list[i].length;
-	return total;
-}
-
 /* Kernel callers: turn an ib_send_wr into an SQ entry. qp->lock held. */
 static int sroce_post_one_send(struct sroce_qp *qp, const struct ib_send_wr *wr)
 {
@@ -46,8 +35,8 @@ static int sroce_post_one_send(struct sroce_qp *qp, const struct ib_send_wr *wr)
 	case IB_WR_ATOMIC_CMP_AND_SWP:
 	case IB_WR_ATOMIC_FETCH_AND_ADD:
 		/* refused now rather than failing the QP (or its peer's) */
+		/* (and under 8 bytes of SGEs, below) */
 		if ((wr->send_flags & IB_SEND_INLINE) ||
-		    sroce_sge_total(wr) < 8 ||
 		    (atomic_wr(wr)->remote_addr & 7))
 			return -EINVAL;
 		fallthrough;
@@ -116,6 +105,8 @@ static int sroce_post_one_send(struct sroce_qp *qp, const struct ib_send_wr *wr)
 		}
 		/* Refused here rather than failed later with the QP. */
 		if (total > SROCE_PORT_MAX_MSG_SZ ||
+		    ((wr->opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
+		      wr->opcode == IB_WR_ATOMIC_FETCH_AND_ADD) && total < 8) ||
 		    (sroce_qp_is_ud(qp) &&
 		     total > ib_mtu_enum_to_int(sroce_active_mtu(qp->sdev))))
 			return -EINVAL;
