@@ -62,6 +62,7 @@ enum sroce_wr_kind {
 	SROCE_WR_READ,
 	SROCE_WR_CMP_SWAP,
 	SROCE_WR_FETCH_ADD,
+	SROCE_WR_LOCAL,		/* no packets: the glue carries it out */
 };
 
 /* sroce_rc_req_opcode() of an unknown kind: not a valid opcode */

@@ -9,7 +9,9 @@
  *   WQE posted ......... the glue copies and validates a WQE into
  *                        wqe[fetch & mask] and calls sroce_sq_push()
  *   requester step ..... sroce_req_next(): one request packet to build,
- *                        "fetch a WQE", or idle
+ *                        a local operation to carry out, "fetch a WQE",
+ *                        or idle
+ *   local op done ...... sroce_sq_local_done()
  *   response received .. sroce_comp_rx(): ACK, NAK, RNR NAK, READ response,
  *                        ATOMIC ACK
  *   payload placed ..... sroce_comp_placed(): after the glue copied a READ
@@ -45,6 +47,8 @@
 #define SROCE_WQE_SIGNALED	BIT(0)
 #define SROCE_WQE_SOLICITED	BIT(1)
 #define SROCE_WQE_FENCE		BIT(2)
+/* Starts only once every WQE before it has completed (LOCAL_INV) */
+#define SROCE_WQE_ORDERED	BIT(3)
 
 /* Largest window in PSNs (the READ reorder map is one u64) */
 #define SROCE_MAX_WINDOW	64
@@ -201,6 +205,7 @@ struct sroce_tx_req {
 	u32	rkey;
 	u32	dma_len;
 	bool	imm;		/* carries ImmDt (glue has the value) */
+	bool	ieth;		/* carries an IETH (glue has the R_Key) */
 	bool	atomic;		/* carries an AtomicETH: va, rkey, these */
 	u64	swap_add;
 	u64	compare;
@@ -213,6 +218,9 @@ enum sroce_req_verdict {
 	SROCE_REQ_SEND,		/* build and send tx */
 	SROCE_REQ_FETCH,	/* need WQE 'fetch': push it, or stop if none */
 	SROCE_REQ_IDLE,		/* nothing to send until an event */
+	SROCE_REQ_LOCAL,	/* carry out local WQE tx->idx, then call
+				 * sroce_sq_local_done()
+				 */
 };
 
 void sroce_sq_init(struct sroce_sq_eng *e, struct sroce_wqe *wqe, u32 size);
@@ -258,6 +266,15 @@ void sroce_sq_push(struct sroce_sq_eng *e);
 enum sroce_req_verdict sroce_req_next(struct sroce_sq_eng *e,
 				      struct sroce_tx_req *tx,
 				      struct sroce_sq_act *act);
+
+/*
+ * Local WQE @idx (a SROCE_WR_LOCAL that sroce_req_next() handed out) was
+ * carried out with @status (SROCE_WC_*). It completes in order, once
+ * every WQE before it has; on an error the QP fails with it. A local
+ * WQE is carried out once: a resend from before it passes it by.
+ */
+void sroce_sq_local_done(struct sroce_sq_eng *e, u32 idx, u8 status,
+			 struct sroce_sq_act *act);
 
 /*
  * Completer: an RC ACK, ATOMIC ACK, or READ response @pkt (parsed; ICRC,
@@ -399,6 +416,13 @@ struct sroce_rq_act {
 	u32	wc_byte_len;
 	bool	wc_imm;		/* the packet's ImmDt goes into the WC */
 	bool	wc_solicited;
+	/*
+	 * Send with Invalidate: after placing, before completing, the glue
+	 * invalidates inv_rkey (IB_WC_WITH_INVALIDATE); if it cannot, it
+	 * calls sroce_rq_fail() (NAK invalid request, REM_INV_REQ_ERR)
+	 */
+	bool	wc_inv;
+	u32	inv_rkey;
 	/* 3. an ACK/NAK to send now */
 	bool	ack;
 	struct sroce_tx_ack tx;

@@ -552,6 +552,11 @@ static bool tx_req_valid(struct sim *w, struct sim_side *s,
 		return false;
 	}
 	op = &s->ops[i];
+	if (op->kind == SROCE_WR_LOCAL || i < s->inv_upto) {
+		sim_fail(w, "%c: request for WQE %u (kind %u), a local one or one before ORDERED local WQE %u carried out",
+			 'A' + s->id, i, op->kind, s->inv_upto - 1);
+		return false;
+	}
 	if (!info || !(info->mask & SROCE_MASK_REQ) ||
 	    sroce_opcode_transport(tx->opcode) !=
 	    (w->p.uc ? SROCE_TRANSPORT_UC : SROCE_TRANSPORT_RC) ||
@@ -669,6 +674,42 @@ static bool ud_req_step(struct sim *w, struct sim_side *s)
 	return s->ud_sent < s->posted;
 }
 
+/*
+ * SROCE_REQ_LOCAL: carry out local WQE @idx. Once, in order; an ORDERED
+ * one only when every WQE before it has completed.
+ */
+static void req_local(struct sim *w, struct sim_side *s, u32 idx)
+{
+	struct sroce_sq_eng *e = &s->sq;
+	struct sroce_sq_act act;
+	u32 i = idx - s->sq_base;
+	struct sim_op *op;
+
+	if (idx - e->comp >= e->req - e->comp || i >= s->nops) {
+		sim_fail(w, "%c: local WQE idx %u outside [comp %u, req %u)",
+			 'A' + s->id, idx, e->comp, e->req);
+		return;
+	}
+	op = &s->ops[i];
+	if (op->kind != SROCE_WR_LOCAL || op->nlocal++) {
+		sim_fail(w, "%c: WQE %u (kind %u) carried out as local, %u times before",
+			 'A' + s->id, i, op->kind, op->nlocal - 1);
+		return;
+	}
+	if ((op->flags & SROCE_WQE_ORDERED) && e->comp != idx) {
+		sim_fail(w, "%c: ORDERED local WQE %u carried out with WQE %u not complete",
+			 'A' + s->id, i, e->comp - s->sq_base);
+		return;
+	}
+	if (op->flags & SROCE_WQE_ORDERED)
+		s->inv_upto = i + 1;
+	sim_note(w, s->id, ST_TX_REQ, 0xff, e->next_psn, i, 0);
+	memset(&act, 0, sizeof(act));
+	sroce_sq_local_done(e, idx, SROCE_WC_SUCCESS, &act);
+	sq_checked(w, s, "sroce_sq_local_done");
+	sq_exec(w, s, &act, NULL, 0);
+}
+
 /* One requester step; false when it has nothing more to do for now */
 static bool req_step(struct sim *w, struct sim_side *s)
 {
@@ -684,6 +725,8 @@ static bool req_step(struct sim *w, struct sim_side *s)
 	sq_checked(w, s, "sroce_req_next");
 	if (v == SROCE_REQ_SEND)
 		req_send(w, s, &tx);
+	else if (v == SROCE_REQ_LOCAL)
+		req_local(w, s, tx.idx);
 	else
 		sim_note(w, s->id, ST_REQ_IDLE, 0xff, s->sq.next_psn, v,
 			 ((u64)(s->sq.req - s->sq_base) << 32) |
@@ -693,7 +736,7 @@ static bool req_step(struct sim *w, struct sim_side *s)
 		return false;
 	if (v == SROCE_REQ_FETCH)
 		return user_push(w, s);
-	return v == SROCE_REQ_SEND;
+	return v == SROCE_REQ_SEND || v == SROCE_REQ_LOCAL;
 }
 
 static void arm_rexmit(struct sim *w, struct sim_side *s, u64 ns)
@@ -755,6 +798,11 @@ static bool sq_place(struct sim *w, struct sim_side *s,
 		return false;
 	}
 	op = &s->ops[i];
+	if (i < s->inv_upto) {
+		sim_fail(w, "%c: response placed into WQE %u, before ORDERED local WQE %u carried out",
+			 'A' + s->id, i, s->inv_upto - 1);
+		return false;
+	}
 	if (act->atomic) {
 		if (!sim_kind_atomic(op->kind) || act->place_off ||
 		    act->place_len != 8) {
@@ -1582,6 +1630,7 @@ enum sim_outcome sim_run(const struct sim_cfg *cfg, struct sim_result *res)
 	rng_seed(&w->wl, cfg->seed, 1);
 	rng_seed(&w->net, cfg->seed, 2);
 	rng_seed(&w->adv, cfg->seed, 3);
+	rng_seed(&w->lo, cfg->seed, 12);
 	cur_world = w;
 	if (sim_work_build(w)) {
 		res->outcome = SIM_FAILED;

@@ -74,11 +74,17 @@ static void check_ops(struct sim *w, struct sim_side *s)
 {
 	u32 i;
 
-	for (i = 0; i < s->nops && !w->failed; i++)
-		if (s->ops[i].ncomp != 1)
+	for (i = 0; i < s->nops && !w->failed; i++) {
+		const struct sim_op *op = &s->ops[i];
+
+		if (op->ncomp != 1)
 			sim_fail(w, "%c: WQE %u (kind %u len %u) completed %u times",
-				 'A' + s->id, i, s->ops[i].kind, s->ops[i].len,
-				 s->ops[i].ncomp);
+				 'A' + s->id, i, op->kind, op->len, op->ncomp);
+		else if (op->kind == SROCE_WR_LOCAL &&
+			 op->status == SROCE_WC_SUCCESS && op->nlocal != 1)
+			sim_fail(w, "%c: local WQE %u completed, carried out %u times",
+				 'A' + s->id, i, op->nlocal);
+	}
 }
 
 /* Where a successful @op's bytes must be, and where they come from */

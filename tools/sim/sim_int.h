@@ -54,6 +54,7 @@ struct sim_op {
 	/* results */
 	u8	ncomp;
 	u8	status;
+	u8	nlocal;		/* local WQE: times carried out */
 };
 
 /* One receive WQE */
@@ -118,6 +119,10 @@ struct sim_side {
 	u32	posted;		/* ops posted by the user */
 	u32	done;		/* ops completed */
 	u32	comp_seen;	/* e->comp last seen */
+	/* ops below this may not be sent or placed into again: an ORDERED
+	 * local WQE (LOCAL_INV of their buffers) was carried out after them
+	 */
+	u32	inv_upto;
 	u32	rexmit_gen;
 	bool	rexmit_on;
 	u32	rnr_gen;
@@ -169,6 +174,7 @@ struct sim {
 	struct sim_rng wl;	/* workload */
 	struct sim_rng net;	/* wire faults */
 	struct sim_rng adv;	/* adversary */
+	struct sim_rng lo;	/* which WQEs are local ones */
 	u64	now;
 	u64	seq;
 	struct sim_ev *heap;

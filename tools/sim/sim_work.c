@@ -9,7 +9,9 @@
  * - one run in five with UC QPs, one in eight of the rest with UD QPs
  *   (one-MTU Sends, no Reads, Writes or atomics);
  * - per endpoint a list of Send, Send-with-imm, Write, Write-with-imm,
- *   Read, compare-and-swap and fetch-and-add WQEs, 0 B..1 MiB skewed
+ *   Read, compare-and-swap and fetch-and-add WQEs, and local WQEs
+ *   (fast registration, invalidation: no packets; some ORDERED, standing
+ *   for a LOCAL_INV of the buffers before them), 0 B..1 MiB skewed
  *   toward small, some exactly k * MTU +-1, signalled or not, posted at
  *   once or over time; atomics on a few 8-byte cells of the peer, with
  *   small values so that compares both hit and miss;
@@ -180,10 +182,30 @@ static void gen_rwqe(struct sim *w, struct sim_side *s, struct sim_op *op,
 	op->rwqe = peer->nrwqes++;
 }
 
+/* A local WQE, drawn from a stream of its own */
+static void gen_local(struct sim_op *op, struct sim_rng *r)
+{
+	op->kind = SROCE_WR_LOCAL;
+	op->flags = rng_chance(r, 0.7) ? SROCE_WQE_SIGNALED : 0;
+	if (rng_chance(r, 0.5))
+		op->flags |= SROCE_WQE_ORDERED;
+	if (rng_chance(r, 0.1))
+		op->flags |= SROCE_WQE_FENCE;
+	op->status = SIM_WC_NONE;
+	op->rwqe = ~0U;
+	op->lzone = SZ_LOCAL;
+	op->rzone = SZ_NR;
+}
+
 static void gen_op(struct sim *w, struct sim_side *s, struct sim_op *op,
 		   u32 i, u64 *left)
 {
 	struct sim_rng *r = &w->wl;
+
+	if (!w->p.ud && !w->cfg->bench_mix && rng_chance(&w->lo, 0.06)) {
+		gen_local(op, &w->lo);
+		return;
+	}
 
 	op->kind = pick_kind(r, !w->cfg->bench_mix);
 	if (w->p.uc && op->kind >= SROCE_WR_READ)

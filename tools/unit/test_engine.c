@@ -31,6 +31,13 @@ struct end {
 	u32 events;			/* responder events seen */
 	u32 rwqe_len;			/* receive WQE length, 0: MEM */
 	u32 atomic_access;		/* 0: every rkey_ok range is atomic */
+	int local_runs;			/* local WQEs carried out */
+	u32 local_comp;			/* sq.comp when the last one ran */
+	u8 local_status;		/* what they end with */
+	int invs;			/* Send with Invalidate completions */
+	u32 inv_rkey;
+	bool inv_fail;			/* the invalidation fails */
+	u8 recv_status;
 };
 
 struct pkt {
@@ -104,6 +111,13 @@ static void req_run(struct end *x, int dir)
 
 		enum sroce_req_verdict v = sroce_req_next(&x->sq, &tx, &act);
 
+		if (v == SROCE_REQ_LOCAL) {
+			x->local_runs++;
+			x->local_comp = x->sq.comp;
+			sroce_sq_local_done(&x->sq, tx.idx, x->local_status,
+					    &act);
+			continue;
+		}
 		if (v != SROCE_REQ_SEND)
 			return;
 		h.bth.opcode = tx.opcode;
@@ -117,6 +131,7 @@ static void req_run(struct end *x, int dir)
 		h.atmeth.swap_add = tx.swap_add;
 		h.atmeth.compare = tx.compare;
 		h.imm = 0xabcd;
+		h.ieth_rkey = tx.ieth ? 0x7700 + tx.idx : 0;
 		emit(dir, &h, x->local[tx.idx % SQ_SIZE] + tx.off, tx.len);
 	}
 }
@@ -171,9 +186,17 @@ static void deliver(struct end *x, int dir, int out_dir, int drop)
 				memcpy(x->rbuf + a.off, pl, a.len);
 			else if (a.place == SROCE_PLACE_MR)
 				memcpy(x->mem + a.va, pl, a.len);
+			if (a.complete && a.wc_inv && x->inv_fail)
+				sroce_rq_fail(&x->rq, p.hdr.bth.psn,
+					      SROCE_NAK_INVALID_REQ,
+					      SROCE_WC_REM_INV_REQ_ERR, &a);
 			if (a.complete) {
 				x->recvs++;
 				x->recv_len = a.wc_byte_len;
+				x->recv_status = a.wc_status;
+				x->invs += a.wc_inv;
+				if (a.wc_inv)
+					x->inv_rkey = a.inv_rkey;
 			}
 			if (a.ack) {
 				struct sroce_hdrs h = {};
@@ -763,6 +786,109 @@ static void test_uc(void)
 	tap_end();
 }
 
+static void post_local(u8 flags)
+{
+	struct sroce_wqe *w = &A.wqe[A.sq.fetch % SQ_SIZE];
+
+	memset(w, 0, sizeof(*w));
+	w->kind = SROCE_WR_LOCAL;
+	w->flags = SROCE_WQE_SIGNALED | flags;
+	sroce_sq_push(&A.sq);
+}
+
+static void test_local(void)
+{
+	tap_begin("engine: local WQEs run once, in order; ORDERED after all before");
+	setup(1024);
+	B.rwqes = 1;
+	post(SROCE_WR_SEND, 3000, 0);
+	post_local(SROCE_WQE_ORDERED);
+	post(SROCE_WR_WRITE, 2000, 100);
+	req_run(&A, 0);
+	/* the Send is out; the invalidation waits for its ACK */
+	CHECK_EQ(nwire[0], 3);
+	CHECK_EQ(A.local_runs, 0);
+	CHECK_EQ(A.sq.req, 1);
+	pump(-1);
+	CHECK_EQ(A.local_runs, 1);
+	CHECK_EQ(A.local_comp, 1);
+	CHECK_EQ(A.sq.comp, 3);
+	CHECK(!memcmp(B.mem + 100, A.local[2], 2000));
+
+	/* Not ORDERED: runs at once; a resend from before it passes it */
+	setup(1024);
+	B.rwqes = 1;
+	post(SROCE_WR_SEND, 3000, 0);
+	post_local(0);
+	post(SROCE_WR_WRITE, 3000, 100);
+	post_local(0);
+	req_run(&A, 0);
+	CHECK_EQ(A.local_runs, 2);
+	CHECK_EQ(A.local_comp, 0);
+	CHECK_EQ(A.sq.comp, 0);
+	CHECK_EQ(nwire[0], 6);
+	/* the Send's first packet is lost: everything is sent again */
+	deliver(&B, 0, 1, 0);
+	pump(-1);
+	CHECK_EQ(A.local_runs, 2);
+	CHECK_EQ(A.sq.comp, 4);
+	CHECK_EQ(B.recvs, 1);
+	CHECK(!memcmp(B.rbuf, A.local[0], 3000));
+	CHECK(!memcmp(B.mem + 100, A.local[2], 3000));
+
+	/* A local WQE that fails fails the QP with its own status */
+	setup(1024);
+	A.local_status = SROCE_WC_LOC_QP_OP_ERR;
+	post(SROCE_WR_WRITE, 100, 0);
+	post_local(0);
+	post(SROCE_WR_WRITE, 100, 0);
+	req_run(&A, 0);
+	CHECK_EQ(nwire[0], 1);
+	CHECK_EQ(A.sq.state, SROCE_SQ_ERROR);
+	CHECK_EQ(A.sq.err_idx, 1);
+	CHECK_EQ(A.sq.err_status, SROCE_WC_LOC_QP_OP_ERR);
+	CHECK(sroce_sq_check(&A.sq));
+	tap_end();
+}
+
+static void test_send_inv(void)
+{
+	struct pkt last;
+
+	tap_begin("engine: Send with Invalidate: the R_Key on the last packet, once");
+	setup(1024);
+	B.rwqes = 2;
+	post(SROCE_WR_SEND_INV, 3000, 0);
+	req_run(&A, 0);
+	CHECK_EQ(nwire[0], 3);
+	last = wire[0][2];
+	pump(-1);
+	CHECK_EQ(A.sq.comp, 1);
+	CHECK_EQ(B.recvs, 1);
+	CHECK_EQ(B.invs, 1);
+	CHECK_EQ(B.inv_rkey, 0x7700);
+	CHECK(!memcmp(B.rbuf, A.local[0], 3000));
+	/* the last packet again: a duplicate, nothing invalidated twice */
+	wire[0][0] = last;
+	nwire[0] = 1;
+	deliver(&B, 0, 1, -1);
+	CHECK_EQ(B.invs, 1);
+	CHECK_EQ(B.recvs, 1);
+
+	/* the R_Key cannot be invalidated: NAK, both ends fail */
+	setup(1024);
+	B.rwqes = 1;
+	B.inv_fail = true;
+	post(SROCE_WR_SEND_INV, 100, 0);
+	pump(-1);
+	CHECK_EQ(B.recvs, 1);
+	CHECK_EQ(B.recv_status, SROCE_WC_REM_INV_REQ_ERR);
+	CHECK_EQ(B.rq.state, SROCE_RQ_ERROR);
+	CHECK_EQ(A.sq.state, SROCE_SQ_ERROR);
+	CHECK_EQ(A.sq.err_status, SROCE_WC_REM_INV_REQ_ERR);
+	tap_end();
+}
+
 static void test_idle(void)
 {
 	struct sroce_wqe wqe[4];
@@ -798,4 +924,6 @@ void test_engine(void)
 	test_read_loss();
 	test_atomic();
 	test_uc();
+	test_local();
+	test_send_inv();
 }

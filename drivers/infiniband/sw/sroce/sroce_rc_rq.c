@@ -231,6 +231,10 @@ static bool rq_send(struct sroce_rq_eng *e, const struct sroce_pkt *pkt,
 	e->msg_off += len;
 	if (pkt->info->mask & SROCE_MASK_LAST) {
 		rq_complete(e, pkt, act, false, e->msg_off);
+		if (pkt->info->mask & SROCE_MASK_IETH) {
+			act->wc_inv = true;
+			act->inv_rkey = pkt->hdr.ieth_rkey;
+		}
 		e->msn++;
 	}
 	return true;

@@ -29,8 +29,11 @@
  */
 #include "sroce/rc_engine.h"
 
-/* Engine-internal WQE flag: a READ's responses are all in */
+/* Engine-internal WQE flags: a READ's responses are all in; a local
+ * WQE was carried out (it has no PSNs: first_psn is where it stands)
+ */
 #define SROCE_WQE_RD_DONE	BIT(7)
+#define SROCE_WQE_LOCAL_DONE	BIT(6)
 
 #define NO_REREAD		0xffffffffU
 
@@ -42,7 +45,17 @@ static inline struct sroce_wqe *sq_wqe(const struct sroce_sq_eng *e, u32 idx)
 /* A READ or an atomic: answered by responses, not by ACKs */
 static inline bool wqe_has_resp(const struct sroce_wqe *w)
 {
-	return w->kind >= SROCE_WR_READ;
+	return w->kind == SROCE_WR_READ || w->kind == SROCE_WR_CMP_SWAP ||
+	       w->kind == SROCE_WR_FETCH_ADD;
+}
+
+/*
+ * Started: first sent, or (a local WQE) carried out. WQEs from req on
+ * that are not started have no PSNs yet.
+ */
+static inline bool wqe_started(const struct sroce_wqe *w)
+{
+	return w->npkts || (w->flags & SROCE_WQE_LOCAL_DONE);
 }
 
 static inline bool wqe_atomic(const struct sroce_wqe *w)
@@ -122,7 +135,7 @@ void sroce_sq_init(struct sroce_sq_eng *e, struct sroce_wqe *wqe, u32 size)
 /* Has the requester started anything not yet complete? */
 static bool sq_started(const struct sroce_sq_eng *e)
 {
-	return e->comp != e->fetch && sq_wqe(e, e->comp)->npkts;
+	return e->comp != e->fetch && wqe_started(sq_wqe(e, e->comp));
 }
 
 void sroce_sq_config(struct sroce_sq_eng *e, u32 mtu, u32 max_rd,
@@ -195,7 +208,8 @@ void sroce_sq_drain(struct sroce_sq_eng *e, struct sroce_sq_act *act)
 		return;
 	/* Finish what was started (resends included), start nothing new */
 	e->drain_limit = e->req;
-	while (e->drain_limit != e->fetch && sq_wqe(e, e->drain_limit)->npkts)
+	while (e->drain_limit != e->fetch &&
+	       wqe_started(sq_wqe(e, e->drain_limit)))
 		e->drain_limit++;
 	e->drained_owed = true;
 	e->state = SROCE_SQ_DRAIN;
@@ -256,10 +270,12 @@ void sroce_sq_push(struct sroce_sq_eng *e)
 	/* The glue validated it; the engine trusts no length beyond 2 GiB */
 	SROCE_ENGINE_WARN(w->length > 0x80000000U ||
 			  sq_npkts(e, w->length) >= SROCE_PSN_HALF ||
-			  w->kind > SROCE_WR_FETCH_ADD ||
+			  w->kind > SROCE_WR_LOCAL ||
 			  (wqe_atomic(w) && w->length != 8) ||
-			  (e->uc && wqe_has_resp(w)));
-	w->flags &= ~SROCE_WQE_RD_DONE;
+			  (w->kind == SROCE_WR_LOCAL && w->length) ||
+			  (e->uc && (wqe_has_resp(w) ||
+				     w->kind == SROCE_WR_SEND_INV)));
+	w->flags &= ~(SROCE_WQE_RD_DONE | SROCE_WQE_LOCAL_DONE);
 	w->first_psn = 0;
 	w->npkts = 0;
 	w->rd_done = 0;
@@ -294,8 +310,10 @@ static void sq_point_at(struct sroce_sq_eng *e, u32 psn)
 		struct sroce_wqe *w = sq_wqe(e, idx);
 		u32 off;
 
-		if (!w->npkts)
+		if (!wqe_started(w))
 			break;		/* not sent yet: it starts at @psn */
+		if (!w->npkts)
+			continue;	/* local, carried out: not again */
 		if (sroce_psn_diff(psn, w->first_psn) < 0)
 			psn = w->first_psn;
 		if (!sroce_psn_in_window(psn, w->first_psn, w->npkts))
@@ -414,9 +432,10 @@ static bool sq_ack_through(struct sroce_sq_eng *e, struct sroce_sq_act *act)
 
 	while (e->comp != e->fetch) {
 		struct sroce_wqe *w = sq_wqe(e, e->comp);
+		/* (a local WQE: the PSN before it) */
 		u32 last = sroce_psn_add(w->first_psn, w->npkts - 1);
 
-		if (!w->npkts)
+		if (!wqe_started(w))
 			break;
 		if (wqe_has_resp(w)) {
 			if (!(w->flags & SROCE_WQE_RD_DONE)) {
@@ -487,7 +506,7 @@ u32 sroce_sq_reads_out(const struct sroce_sq_eng *e)
 		const struct sroce_wqe *w = sq_wqe(e, idx);
 		u32 sent;
 
-		if (!w->npkts)
+		if (!wqe_started(w))
 			break;
 		if (!wqe_has_resp(w))
 			continue;
@@ -628,11 +647,55 @@ static enum sroce_req_verdict req_data(struct sroce_sq_eng *e,
 	}
 	tx->imm = last && (w->kind == SROCE_WR_SEND_IMM ||
 			   w->kind == SROCE_WR_WRITE_IMM);
+	tx->ieth = last && w->kind == SROCE_WR_SEND_INV;
 	tx->off = e->req_off;
 	tx->len = len;
 	e->next_psn = sroce_psn_add(e->next_psn, 1);
 	e->req_off += len;
 	return SROCE_REQ_SEND;
+}
+
+/*
+ * A local WQE (not carried out yet): it has no PSNs and stands before
+ * next_psn. ORDERED waits until every WQE before it has completed, so
+ * that nothing before it is sent again (a resend reads its SGEs anew).
+ */
+static enum sroce_req_verdict req_local(struct sroce_sq_eng *e,
+					struct sroce_wqe *w,
+					struct sroce_tx_req *tx)
+{
+	if (((w->flags & SROCE_WQE_ORDERED) && e->comp != e->req) ||
+	    ((w->flags & SROCE_WQE_FENCE) && sroce_sq_reads_out(e)))
+		return SROCE_REQ_IDLE;
+	w->first_psn = e->next_psn;
+	w->flags |= SROCE_WQE_LOCAL_DONE;
+	memset(tx, 0, sizeof(*tx));
+	tx->idx = e->req;
+	e->req++;
+	sroce_sq_check(e);
+	return SROCE_REQ_LOCAL;
+}
+
+void sroce_sq_local_done(struct sroce_sq_eng *e, u32 idx, u8 status,
+			 struct sroce_sq_act *act)
+{
+	struct sroce_wqe *w = sq_wqe(e, idx);
+
+	memset(act, 0, sizeof(*act));
+	if (!sq_active(e))
+		return;
+	if (SROCE_ENGINE_WARN(idx - e->comp >= e->req - e->comp ||
+			      w->kind != SROCE_WR_LOCAL ||
+			      !(w->flags & SROCE_WQE_LOCAL_DONE)))
+		status = SROCE_WC_LOC_QP_OP_ERR;
+	if (status != SROCE_WC_SUCCESS) {
+		sroce_sq_fail(e, idx, status);
+		act->error = true;
+		act->timer = SROCE_TIMER_STOP;
+		return;
+	}
+	sq_after_progress(e, sq_ack_through(e, act), act);
+	sroce_sq_check(e);
 }
 
 enum sroce_req_verdict sroce_req_next(struct sroce_sq_eng *e,
@@ -653,6 +716,10 @@ enum sroce_req_verdict sroce_req_next(struct sroce_sq_eng *e,
 			return v;
 		}
 	}
+	/* Local WQEs carried out already: a resend passes them by */
+	while (e->req != e->fetch &&
+	       (sq_wqe(e, e->req)->flags & SROCE_WQE_LOCAL_DONE))
+		e->req++;
 	if (e->req == e->fetch)
 		return e->state == SROCE_SQ_DRAIN ? SROCE_REQ_IDLE :
 						    SROCE_REQ_FETCH;
@@ -661,6 +728,8 @@ enum sroce_req_verdict sroce_req_next(struct sroce_sq_eng *e,
 		return SROCE_REQ_IDLE;
 
 	w = sq_wqe(e, e->req);
+	if (w->kind == SROCE_WR_LOCAL)
+		return req_local(e, w, tx);
 	fresh = !w->npkts;
 	if (fresh) {
 		/* First transmission: its PSNs start here */
@@ -814,7 +883,7 @@ static void comp_read_resp(struct sroce_sq_eng *e, const struct sroce_pkt *pkt,
 	/* The WQE holding @psn */
 	for (idx = e->comp; idx != e->fetch; idx++) {
 		w = sq_wqe(e, idx);
-		if (!w->npkts)
+		if (!wqe_started(w))
 			break;
 		if (sroce_psn_in_window(psn, w->first_psn, w->npkts))
 			goto found;
@@ -1008,6 +1077,10 @@ bool sroce_sq_check(const struct sroce_sq_eng *e)
 
 		bad |= SROCE_ENGINE_WARN(w->rd_done > w->length);
 		bad |= SROCE_ENGINE_WARN(w->rd_map & 1);
+		/* a local WQE carried out has no PSNs */
+		bad |= SROCE_ENGINE_WARN((w->flags & SROCE_WQE_LOCAL_DONE) &&
+					(w->kind != SROCE_WR_LOCAL ||
+					 w->npkts));
 	}
 	bad |= SROCE_ENGINE_WARN(e->state == SROCE_SQ_ERROR && !e->err_set);
 	return !bad;
