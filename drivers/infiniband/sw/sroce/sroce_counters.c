@@ -52,6 +52,11 @@ static const struct rdma_stat_desc sroce_counter_descs[] = {
 	[SROCE_CNT_ATOMIC_MISALIGNED].name = "atomic_misaligned",
 	[SROCE_CNT_ATOMIC_DENIED].name = "atomic_access_denied",
 	[SROCE_CNT_UC_LEN_ERRORS].name = "uc_recv_length_errors",
+	[SROCE_CNT_FAST_REGS].name = "fast_regs",
+	[SROCE_CNT_LOCAL_INVS].name = "local_invalidates",
+	[SROCE_CNT_REMOTE_INVS].name = "remote_invalidates",
+	[SROCE_CNT_LOCAL_OP_ERRORS].name = "local_op_errors",
+	[SROCE_CNT_REMOTE_INV_ERRORS].name = "remote_invalidate_errors",
 };
 
 /* The counter of each engine event (enum sroce_eng_event) */

@@ -51,6 +51,11 @@ enum sroce_counter {
 	SROCE_CNT_ATOMIC_MISALIGNED,	/* atomics NAKed: misaligned */
 	SROCE_CNT_ATOMIC_DENIED,	/* atomics NAKed: no REMOTE_ATOMIC */
 	SROCE_CNT_UC_LEN_ERRORS,	/* UC message too long for its WQE */
+	SROCE_CNT_FAST_REGS,		/* IB_WR_REG_MR carried out */
+	SROCE_CNT_LOCAL_INVS,		/* IB_WR_LOCAL_INV carried out */
+	SROCE_CNT_REMOTE_INVS,		/* Send with Invalidate: key freed */
+	SROCE_CNT_LOCAL_OP_ERRORS,	/* REG_MR / LOCAL_INV refused */
+	SROCE_CNT_REMOTE_INV_ERRORS,	/* Send with Invalidate refused */
 	SROCE_CNT_NR
 };
 

@@ -7,6 +7,11 @@
  * match. lkey == rkey. Lookups run under RCU from any context and take a
  * reference; deregistration removes the key, then waits for every
  * reference to drop before unpinning.
+ *
+ * A fast-registration MR (alloc_mr) starts free: no key names it until
+ * an IB_WR_REG_MR gives it pages (mapped by map_mr_sg), access rights
+ * and a key byte; LOCAL_INV or a peer's Send with Invalidate frees it
+ * again.
  */
 #ifndef SROCE_MR_H
 #define SROCE_MR_H
@@ -21,14 +26,32 @@ struct sroce_dev;
 enum sroce_mr_type {
 	SROCE_MR_DMA,		/* all kernel memory, addresses are kernel VAs */
 	SROCE_MR_USER,		/* pinned user pages */
+	SROCE_MR_FAST,		/* fast registration: kernel pages by WQE */
+};
+
+enum sroce_mr_state {
+	SROCE_MR_VALID,		/* its key grants access */
+	SROCE_MR_FREE,		/* fast registration: invalidated or new */
 };
 
 struct sroce_mr {
 	struct ib_mr		ibmr;
 	enum sroce_mr_type	type;
+	u8			state;		/* enum sroce_mr_state */
+	u32			key;		/* lkey == rkey while VALID */
 	u32			access;		/* IB_ACCESS_* */
 	u64			iova;
 	u64			length;
+	/*
+	 * Fast registration: map_mr_sg stages fr_npages page addresses
+	 * (kernel virtual, virtual DMA) in fr_pages[fr_max]; REG_MR takes
+	 * them with ibmr's iova, length and page size.
+	 */
+	spinlock_t		fr_lock;	/* state changes */
+	u64			*fr_pages;
+	u32			fr_max;
+	u32			fr_npages;
+	u32			fr_shift;
 	struct ib_umem		*umem;
 	struct page		**pages;
 	u32			npages;
@@ -53,5 +76,12 @@ struct ib_mr *sroce_get_dma_mr(struct ib_pd *pd, int access);
 struct ib_mr *sroce_reg_user_mr(struct ib_pd *pd, u64 start, u64 length,
 				u64 iova, int access, struct ib_udata *udata);
 int sroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
+struct ib_mr *sroce_alloc_mr(struct ib_pd *pd, enum ib_mr_type type,
+			     u32 max_num_sg);
+int sroce_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
+		    unsigned int *sg_offset);
+int sroce_mr_fast_reg(struct sroce_dev *sdev, struct ib_pd *pd,
+		      struct ib_mr *ibmr, u32 key, u32 access);
+int sroce_mr_invalidate(struct sroce_dev *sdev, struct ib_pd *pd, u32 key);
 
 #endif /* SROCE_MR_H */

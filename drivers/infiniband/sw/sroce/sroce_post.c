@@ -32,6 +32,18 @@ static int sroce_post_one_send(struct sroce_qp *qp, const struct ib_send_wr *wr)
 	case IB_WR_RDMA_WRITE:
 	case IB_WR_RDMA_WRITE_WITH_IMM:
 		break;
+	case IB_WR_SEND_WITH_INV:
+		if (qp->ibqp.qp_type != IB_QPT_RC)
+			return -EINVAL;
+		break;
+	case IB_WR_LOCAL_INV:
+	case IB_WR_REG_MR:
+		/* nothing to send: no data, no SGEs */
+		if (sroce_qp_is_ud(qp) || wr->num_sge ||
+		    (wr->send_flags & IB_SEND_INLINE) ||
+		    (wr->opcode == IB_WR_REG_MR && !reg_wr(wr)->mr))
+			return -EINVAL;
+		break;
 	case IB_WR_ATOMIC_CMP_AND_SWP:
 	case IB_WR_ATOMIC_FETCH_AND_ADD:
 		/* refused now rather than failing the QP (or its peer's) */
@@ -55,7 +67,17 @@ static int sroce_post_one_send(struct sroce_qp *qp, const struct ib_send_wr *wr)
 	wqe->wr.wr_id = wr->wr_id;
 	wqe->wr.opcode = wr->opcode;
 	wqe->wr.send_flags = wr->send_flags;
-	wqe->wr.ex.imm_data = wr->ex.imm_data;
+	if (wr->opcode == IB_WR_SEND_WITH_INV ||
+	    wr->opcode == IB_WR_LOCAL_INV)
+		wqe->wr.ex.invalidate_rkey = wr->ex.invalidate_rkey;
+	else
+		wqe->wr.ex.imm_data = wr->ex.imm_data;
+	if (wr->opcode == IB_WR_REG_MR) {
+		/* the ring is kernel memory: the ib_mr itself */
+		wqe->wr.wr.reg.mr = reg_wr(wr)->mr;
+		wqe->wr.wr.reg.key = reg_wr(wr)->key;
+		wqe->wr.wr.reg.access = reg_wr(wr)->access;
+	}
 	if (wr->opcode == IB_WR_RDMA_WRITE ||
 	    wr->opcode == IB_WR_RDMA_WRITE_WITH_IMM ||
 	    wr->opcode == IB_WR_RDMA_READ) {

@@ -53,6 +53,10 @@ struct sroce_swqe {
 	u32		num_sge;	/* 0 for inline */
 	bool		inlined;
 	void		*data;		/* struct rxe_sge[] or inline bytes */
+	u32		inv_rkey;	/* SEND_WITH_INV, LOCAL_INV */
+	struct ib_mr	*reg_mr;	/* REG_MR (kernel QPs only) */
+	u32		reg_key;
+	u32		reg_access;
 };
 
 /* A validated copy of one receive WQE. */

@@ -31,10 +31,19 @@ static bool sroce_opcode_allowed(u32 opcode)
 	case IB_WR_RDMA_READ:
 	case IB_WR_ATOMIC_CMP_AND_SWP:
 	case IB_WR_ATOMIC_FETCH_AND_ADD:
+	case IB_WR_SEND_WITH_INV:
+	case IB_WR_LOCAL_INV:
+	case IB_WR_REG_MR:
 		return true;
 	default:
 		return false;
 	}
+}
+
+/* Carried out here, no packets: LOCAL_INV, REG_MR */
+static bool sroce_opcode_local(u32 opcode)
+{
+	return opcode == IB_WR_LOCAL_INV || opcode == IB_WR_REG_MR;
 }
 
 static bool sroce_opcode_atomic(u32 opcode)
@@ -58,6 +67,11 @@ static enum sroce_wr_kind sroce_wr_kind(u32 opcode)
 		return SROCE_WR_CMP_SWAP;
 	case IB_WR_ATOMIC_FETCH_AND_ADD:
 		return SROCE_WR_FETCH_ADD;
+	case IB_WR_SEND_WITH_INV:
+		return SROCE_WR_SEND_INV;
+	case IB_WR_LOCAL_INV:
+	case IB_WR_REG_MR:
+		return SROCE_WR_LOCAL;
 	default:
 		return SROCE_WR_SEND;
 	}
@@ -138,11 +152,30 @@ static enum ib_wc_status sroce_req_fetch(struct sroce_qp *qp, u32 idx)
 
 	if (!sroce_opcode_allowed(w->opcode) ||
 	    (qp->ibqp.qp_type == IB_QPT_UC &&
-	     (w->opcode == IB_WR_RDMA_READ || sroce_opcode_atomic(w->opcode))))
+	     (w->opcode == IB_WR_RDMA_READ || sroce_opcode_atomic(w->opcode) ||
+	      w->opcode == IB_WR_SEND_WITH_INV)))
 		return IB_WC_LOC_QP_OP_ERR;
 	if (hdr.wr.send_flags & ~(IB_SEND_FENCE | IB_SEND_SIGNALED |
 				  IB_SEND_SOLICITED | IB_SEND_INLINE))
 		return IB_WC_LOC_QP_OP_ERR;
+	w->inv_rkey = hdr.wr.ex.invalidate_rkey;
+	if (sroce_opcode_local(w->opcode)) {
+		/*
+		 * No data, no SGEs. REG_MR names an ib_mr by its kernel
+		 * address: only a kernel QP's ring may hold one.
+		 */
+		if (w->opcode == IB_WR_REG_MR) {
+			if (qp->user)
+				return IB_WC_LOC_QP_OP_ERR;
+			w->reg_mr = hdr.wr.wr.reg.mr;
+			w->reg_key = hdr.wr.wr.reg.key;
+			w->reg_access = hdr.wr.wr.reg.access;
+		} else {
+			/* nothing before it may be sent again after it */
+			e->flags |= SROCE_WQE_ORDERED;
+		}
+		return IB_WC_SUCCESS;
+	}
 
 	/* A READ or an atomic has nowhere to take inline data from */
 	if ((hdr.wr.send_flags & IB_SEND_INLINE) &&
@@ -262,6 +295,10 @@ enum ib_wc_opcode sroce_wc_opcode(u32 wr_opcode)
 		return IB_WC_COMP_SWAP;
 	case IB_WR_ATOMIC_FETCH_AND_ADD:
 		return IB_WC_FETCH_ADD;
+	case IB_WR_LOCAL_INV:
+		return IB_WC_LOCAL_INV;
+	case IB_WR_REG_MR:
+		return IB_WC_REG_MR;
 	default:
 		return IB_WC_SEND;
 	}
@@ -289,6 +326,8 @@ static int sroce_req_build(struct sroce_qp *qp, const struct sroce_tx_req *tx,
 	}
 	if (tx->imm)
 		h.imm = be32_to_cpu(w->imm);
+	if (tx->ieth)
+		h.ieth_rkey = w->inv_rkey;
 	if (tx->atomic) {
 		h.atmeth.va = tx->va;
 		h.atmeth.rkey = tx->rkey;
@@ -316,6 +355,37 @@ static int sroce_req_build(struct sroce_qp *qp, const struct sroce_tx_req *tx,
 }
 
 /*
+ * Carry out local WQE @idx (REG_MR, LOCAL_INV) on the MR tables; an
+ * ib_wc_status. A key the QP's PD does not own, a stale key byte, an MR
+ * not free for REG_MR: IB_WC_LOC_QP_OP_ERR, as rdma_rxe.
+ */
+static u8 sroce_req_local(struct sroce_qp *qp, u32 idx)
+{
+	const struct sroce_swqe *w = &qp->swqe[idx & qp->sq.index_mask];
+	int err;
+
+	if (w->opcode == IB_WR_REG_MR)
+		err = sroce_mr_fast_reg(qp->sdev, qp->ibqp.pd, w->reg_mr,
+					w->reg_key, w->reg_access);
+	else
+		err = sroce_mr_invalidate(qp->sdev, qp->ibqp.pd, w->inv_rkey);
+	if (err) {
+		sroce_count(qp->sdev, SROCE_CNT_LOCAL_OP_ERRORS);
+		pr_warn_ratelimited("%s: QP %u: %s of key %#x refused\n",
+				    dev_name(&qp->sdev->ibdev.dev),
+				    qp->ibqp.qp_num,
+				    w->opcode == IB_WR_REG_MR ? "REG_MR" :
+								"LOCAL_INV",
+				    w->opcode == IB_WR_REG_MR ? w->reg_key :
+								w->inv_rkey);
+		return IB_WC_LOC_QP_OP_ERR;
+	}
+	sroce_count(qp->sdev, w->opcode == IB_WR_REG_MR ? SROCE_CNT_FAST_REGS :
+							  SROCE_CNT_LOCAL_INVS);
+	return IB_WC_SUCCESS;
+}
+
+/*
  * Send up to @budget packets. Returns true if it stopped on the budget
  * with more to send (the caller reschedules), false when idle or blocked
  * (window, RNR wait, error): an ACK or a timer restarts it then.
@@ -336,6 +406,14 @@ bool sroce_req_run(struct sroce_qp *qp, struct sk_buff_head *out, int budget)
 		case SROCE_REQ_FETCH:
 			if (!sroce_req_take(qp))
 				return false;
+			continue;
+		case SROCE_REQ_LOCAL:
+			sroce_sq_local_done(e, tx.idx, sroce_req_local(qp, tx.idx),
+					    &act);
+			sroce_sq_apply(qp, comp, &act);
+			if (act.error)
+				return false;
+			budget--;
 			continue;
 		case SROCE_REQ_SEND:
 			break;

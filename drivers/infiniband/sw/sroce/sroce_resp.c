@@ -135,6 +135,28 @@ static bool sroce_resp_place(struct sroce_qp *qp, const struct sroce_rxpkt *rx,
 	}
 }
 
+/*
+ * Send with Invalidate, its data in place: free the MR the IETH names.
+ * Only a fast-registration MR of this QP's PD; anything else is the
+ * requester's error (NAK invalid request), and this receive completes
+ * with IB_WC_REM_INV_REQ_ERR.
+ */
+static void sroce_resp_invalidate(struct sroce_qp *qp,
+				  const struct sroce_rxpkt *rx,
+				  struct sroce_rq_act *act)
+{
+	if (!sroce_mr_invalidate(qp->sdev, qp->ibqp.pd, act->inv_rkey)) {
+		sroce_count(qp->sdev, SROCE_CNT_REMOTE_INVS);
+		return;
+	}
+	sroce_count(qp->sdev, SROCE_CNT_REMOTE_INV_ERRORS);
+	pr_warn_ratelimited("%s: QP %u: Send with Invalidate of key %#x refused\n",
+			    dev_name(&qp->sdev->ibdev.dev), qp->ibqp.qp_num,
+			    act->inv_rkey);
+	sroce_rq_fail(&qp->rq_eng, rx->p.hdr.bth.psn, SROCE_NAK_INVALID_REQ,
+		      IB_WC_REM_INV_REQ_ERR, act);
+}
+
 static void sroce_resp_wc(struct sroce_qp *qp, const struct sroce_rxpkt *rx,
 			  const struct sroce_rq_act *act)
 {
@@ -152,6 +174,10 @@ static void sroce_resp_wc(struct sroce_qp *qp, const struct sroce_rxpkt *rx,
 	if (act->wc_status == IB_WC_SUCCESS && act->wc_imm) {
 		wc.wc_flags |= IB_WC_WITH_IMM;
 		wc.ex.imm_data = cpu_to_be32(rx->p.hdr.imm);
+	}
+	if (act->wc_status == IB_WC_SUCCESS && act->wc_inv) {
+		wc.wc_flags |= IB_WC_WITH_INVALIDATE;
+		wc.ex.invalidate_rkey = act->inv_rkey;
 	}
 	qp->rwqe_valid = false;
 	sroce_qp_post_cqe(qp, qp->rcq, &wc, act->wc_solicited);
@@ -173,7 +199,8 @@ bool sroce_resp_rcv(struct sroce_qp *qp, const struct sroce_rxpkt *rx,
 	struct sroce_rq_act act;
 
 	sroce_rq_rx(&qp->rq_eng, &rx->p, &env, &act);
-	sroce_resp_place(qp, rx, &act);
+	if (sroce_resp_place(qp, rx, &act) && act.wc_inv)
+		sroce_resp_invalidate(qp, rx, &act);
 	if (act.complete && qp->rwqe_valid)
 		sroce_resp_wc(qp, rx, &act);
 	if (act.ack)
