@@ -7,6 +7,8 @@
 #   make check      install what is missing, build, run every test
 #   make demo       two QEMU guests with an sroce device each
 #   make unit       host unit tests of the pure protocol core, simulator
+#   make check-ulp  NVMe-oF and NFS/RDMA tests in guests (make check runs
+#                   them only when it has the time)
 #   make check-debug  guest selftests on a KASAN/lockdep/kmemleak kernel
 #   make lint       W=1 build, sparse and checkpatch --strict
 #
@@ -17,7 +19,7 @@ KDIR ?= $(shell ls -d /lib/modules/*/build 2>/dev/null | sort -V | tail -n 1)
 KVER ?= $(notdir $(patsubst %/build,%,$(KDIR)))
 MODULE := drivers/infiniband/sw/sroce/rdma_sroce.ko
 
-.PHONY: all modules install modclean clean deps check check-debug demo bench unit sim fuzz analyze lint sparse checkpatch
+.PHONY: all modules install modclean clean deps check check-ulp check-debug demo bench unit sim fuzz analyze lint sparse checkpatch
 
 all: modules
 
@@ -45,6 +47,11 @@ deps:
 
 check:
 	tools/check.sh
+
+check-ulp: modules
+	tools/testbed/deps.sh
+	$(MAKE) -s -C selftests
+	tools/testbed/run-selftests.sh --ulp
 
 check-debug:
 	tools/debug/check-debug.sh

@@ -64,6 +64,19 @@ step "selftest programs build" make -s -C selftests
 step "fuzz packet parser and ICRC" \
 	make -s fuzz FUZZ_SECONDS="${SROCE_FUZZ_SECONDS:-30}"
 tap_step "guest selftests" tools/testbed/run-selftests.sh
+# The storage consumers' tests (NVMe-oF, NFS over RDMA) take about
+# SROCE_ULP_MINUTES more: run when that keeps the whole run within
+# SROCE_CHECK_MINUTES (default 30), or always with SROCE_CHECK_ULP=1;
+# otherwise one skipped point says so ("make check-ulp" runs them).
+ulp_need=$(( (SECONDS + ${SROCE_ULP_MINUTES:-12} * 60) / 60 ))
+if [ "${SROCE_CHECK_ULP:-0}" = 1 ] ||
+   [ "$ulp_need" -le "${SROCE_CHECK_MINUTES:-30}" ]; then
+	tap_step "guest selftests: storage consumers" \
+		tools/testbed/run-selftests.sh --ulp
+else
+	skip=$((skip + 1))
+	echo "ok - storage consumer tests # SKIP $ulp_need minutes needed, over ${SROCE_CHECK_MINUTES:-30}: make check-ulp"
+fi
 
 echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]

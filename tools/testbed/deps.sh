@@ -14,6 +14,7 @@ PKGS=(
 	rdma-core ibverbs-utils ibverbs-providers perftest rdmacm-utils
 	libibverbs-dev
 	iproute2 iputils-ping python3 rsync
+	nvme-cli fio nfs-kernel-server
 )
 
 missing=()
@@ -27,5 +28,15 @@ echo "deps: installing ${missing[*]}"
 SUDO=
 [ "$(id -u)" -eq 0 ] || SUDO=sudo
 export DEBIAN_FRONTEND=noninteractive
+# The guests use these packages' programs (nfs-kernel-server, rpcbind):
+# their services must not start on this machine. policy-rc.d tells
+# invoke-rc.d to leave them stopped, only while we install.
+policy=
+if [ ! -e /usr/sbin/policy-rc.d ]; then
+	policy=/usr/sbin/policy-rc.d
+	printf '#!/bin/sh\nexit 101\n' | $SUDO tee $policy > /dev/null
+	$SUDO chmod 755 $policy
+fi
+trap '[ -z "$policy" ] || $SUDO rm -f "$policy"' EXIT
 $SUDO apt-get update -q
 $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"

@@ -1,9 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# run-selftests.sh [TEST...]
+# run-selftests.sh [--ulp | TEST...]
 #
-# Run the selftests (default: all listed by "make -C selftests list"),
+# Run the selftests (default: all listed by "make -C selftests list";
+# --ulp: the storage consumers' tests, "make -C selftests list-ulp"),
 # each in its own fresh guest or pair of guests, and print one TAP stream:
 # every test point of every test, plus one point per test saying its
 # guests finished and their kernel logs are clean. Results and logs stay
@@ -15,7 +16,14 @@ cd "$SRC" || exit 2
 RESULTS=$SRC/build/testbed/results
 TIMEOUT=${SROCE_TEST_TIMEOUT:-600}
 
-mapfile -t all < <(make -s -C selftests list)
+if [ "${1:-}" = --ulp ]; then
+	mapfile -t all < <(make -s -C selftests list-ulp)
+	shift
+else
+	mapfile -t all < <(make -s -C selftests list list-ulp)
+	# by default, not the ULP tests (named ones are found in both)
+	[ $# -gt 0 ] || mapfile -t all < <(make -s -C selftests list)
+fi
 if [ $# -gt 0 ]; then
 	sel=()
 	for want in "$@"; do
