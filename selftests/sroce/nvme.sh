@@ -138,6 +138,11 @@ round() {
 			fio_job seqw --rw=read --bs=128k --iodepth=8 \
 			--offset=32M --verify_only=1
 		check "$name: nvme disconnect" nvme disconnect -n $NQN
+		if [ "$htype" = sroce ]; then
+			check "$name: I/O registered by IB_WR_REG_MR, freed by Send with Invalidate" \
+				bash -c '[ "$(hw_counter fast_regs)" -gt 0 ] &&
+					 [ "$(hw_counter remote_invalidates)" -gt 0 ]'
+		fi
 		[ -s /tmp/fio.log ] && grep -E "IOPS|err=" /tmp/fio.log |
 			head -n 4 | sed 's/^/# /'
 		sync_peer "$name-host-done"
