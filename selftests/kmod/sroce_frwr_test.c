@@ -409,6 +409,36 @@ static void ft_case_refused(struct ft *t)
 	      "LOCAL_INV of another PD's key fails IB_WC_LOC_QP_OP_ERR");
 	ft_pair_free(t);
 
+	/* LOCAL_INV of the PD's own DMA MR: not a fast-registration MR */
+	if (!ft_pair_new(t))
+		return;
+	inv.ex.invalidate_rkey = t->pd->local_dma_lkey;
+	good = !ib_post_send(t->qp[0], &inv, NULL) && ft_poll_id(t, 50, &wc);
+	ft_ok(t, good && wc.status == IB_WC_LOC_QP_OP_ERR,
+	      "LOCAL_INV of the PD's local_dma_lkey fails IB_WC_LOC_QP_OP_ERR");
+	ft_pair_free(t);
+
+	/* REG_MR of remote write without local write (IBA 10.6.3) */
+	mr = ib_alloc_mr(t->pd, IB_MR_TYPE_MEM_REG, 8);
+	if (IS_ERR(mr) || ib_map_mr_sg(mr, t->sg, FT_NPAGES, NULL,
+				       PAGE_SIZE) != FT_NPAGES || !ft_pair_new(t)) {
+		ft_ok(t, false, "a third MR, mapped; a pair");
+		if (!IS_ERR(mr))
+			ib_dereg_mr(mr);
+		return;
+	}
+	good = ft_reg(t, mr, IB_ACCESS_REMOTE_WRITE, &wc);
+	ft_ok(t, good && wc.status == IB_WC_LOC_QP_OP_ERR,
+	      "REG_MR of REMOTE_WRITE without LOCAL_WRITE fails IB_WC_LOC_QP_OP_ERR");
+	ft_pair_free(t);
+	good = ft_pair_new(t) &&
+	       ft_reg(t, mr, IB_ACCESS_REMOTE_WRITE | IB_ACCESS_LOCAL_WRITE,
+		      &wc);
+	ft_ok(t, good && wc.status == IB_WC_SUCCESS,
+	      "the same MR registers with LOCAL_WRITE added");
+	ft_pair_free(t);
+	ib_dereg_mr(mr);
+
 	/* Send with Invalidate of another PD's MR: refused by the peer */
 	if (!ft_pair_new(t))
 		return;

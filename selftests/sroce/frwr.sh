@@ -21,10 +21,10 @@ ktap_import frwr /tmp/frwr.log
 check "test module loaded (all its checks passed)" test "$rc" -eq 0
 [ "$rc" -eq 0 ] && rmmod sroce_frwr_test
 # What the module did, as the device counted it
-check "fast_regs counted (3)" test "$(hw_counter fast_regs)" -eq 3
+check "fast_regs counted (4)" test "$(hw_counter fast_regs)" -eq 4
 check "local_invalidates counted (1)" test "$(hw_counter local_invalidates)" -eq 1
 check "remote_invalidates counted (1)" test "$(hw_counter remote_invalidates)" -eq 1
-check "local_op_errors counted (2)" test "$(hw_counter local_op_errors)" -eq 2
+check "local_op_errors counted (4)" test "$(hw_counter local_op_errors)" -eq 4
 check "remote_invalidate_errors counted (1)" \
 	test "$(hw_counter remote_invalidate_errors)" -eq 1
 diag "counters: $(rdma statistic show link sroce0/1 | tr -s ' ')"

@@ -57,6 +57,7 @@ static const struct rdma_stat_desc sroce_counter_descs[] = {
 	[SROCE_CNT_REMOTE_INVS].name = "remote_invalidates",
 	[SROCE_CNT_LOCAL_OP_ERRORS].name = "local_op_errors",
 	[SROCE_CNT_REMOTE_INV_ERRORS].name = "remote_invalidate_errors",
+	[SROCE_CNT_MW_BINDS].name = "mw_binds",
 };
 
 /* The counter of each engine event (enum sroce_eng_event) */

@@ -56,6 +56,7 @@ enum sroce_counter {
 	SROCE_CNT_REMOTE_INVS,		/* Send with Invalidate: key freed */
 	SROCE_CNT_LOCAL_OP_ERRORS,	/* REG_MR / LOCAL_INV refused */
 	SROCE_CNT_REMOTE_INV_ERRORS,	/* Send with Invalidate refused */
+	SROCE_CNT_MW_BINDS,		/* memory windows bound */
 	SROCE_CNT_NR
 };
 

@@ -14,6 +14,7 @@
 
 #include "sroce.h"
 #include "sroce_mr.h"
+#include "sroce_mw.h"
 #include "sroce_param.h"
 
 /*
@@ -32,6 +33,7 @@ static int sroce_mr_add(struct sroce_dev *sdev, struct sroce_mr *mr,
 
 	refcount_set(&mr->refs, 1);
 	init_completion(&mr->released);
+	spin_lock_init(&mr->lock);
 	mr->access = access;
 	mr->ibmr.pd = pd;
 	err = xa_alloc_cyclic(&sdev->mr_table, &index, mr,
@@ -53,19 +55,28 @@ struct sroce_mr *sroce_mr_get(struct sroce_dev *sdev, struct ib_pd *pd,
 			      u32 key, u32 access, u64 iova, u64 len)
 {
 	struct sroce_mr *mr;
+	u8 state;
 
 	rcu_read_lock();
 	mr = xa_load(&sdev->mr_table, key >> 8);
-	/* the state first: a registration's fields are set before it */
-	if (!mr || smp_load_acquire(&mr->state) != SROCE_MR_VALID ||
-	    READ_ONCE(mr->key) != key || mr->ibmr.pd != pd ||
-	    (READ_ONCE(mr->access) & access) != access ||
-	    !refcount_inc_not_zero(&mr->refs)) {
+	if (!mr || xa_pointer_tag(mr) || !refcount_inc_not_zero(&mr->refs)) {
 		rcu_read_unlock();
 		return NULL;
 	}
 	rcu_read_unlock();
-
+	/*
+	 * The reference first, then the state. Pairs with
+	 * sroce_mr_invalidate(), which frees the MR, then waits for the
+	 * references taken before: one taken after it sees the MR free.
+	 */
+	smp_mb__after_atomic();
+	/* acquire: pairs with the release that publishes a registration */
+	state = smp_load_acquire(&mr->state);
+	if (state != SROCE_MR_VALID || READ_ONCE(mr->key) != key ||
+	    mr->ibmr.pd != pd || (READ_ONCE(mr->access) & access) != access) {
+		sroce_mr_put(mr);
+		return NULL;
+	}
 	if (mr->type != SROCE_MR_DMA &&
 	    (iova < mr->iova || len > mr->length ||
 	     iova - mr->iova > mr->length - len)) {
@@ -84,9 +95,10 @@ void sroce_mr_put(struct sroce_mr *mr)
 /*
  * A fast-registration MR: pages of 2^fr_shift bytes at kernel virtual
  * addresses (virtual DMA: a ULP's page_address()es, contiguous within a
- * page however large). The index is checked against the array itself:
- * a ULP re-mapping an MR it invalidated under a transfer still in
- * flight gets its own pages written, never memory past the array.
+ * page however large). Invalidation waits for every copy in flight, so
+ * the registration cannot change under one; the page index is bounded
+ * by the registered count all the same (a ULP calling map_mr_sg on a
+ * valid MR stops a copy short, never sends it past the array).
  */
 static void sroce_mr_copy_fast(struct sroce_mr *mr, u64 iova, void *buf,
 			       u32 len, enum sroce_copy_dir dir)
@@ -101,8 +113,11 @@ static void sroce_mr_copy_fast(struct sroce_mr *mr, u64 iova, void *buf,
 		u32 n = min_t(u64, len, mask + 1 - in_page);
 		void *va;
 
-		if (WARN_ON_ONCE(idx >= mr->fr_max))
+		if (idx >= READ_ONCE(mr->fr_live)) {
+			pr_warn_ratelimited("fast-registration MR %#x changed under a copy\n",
+					    mr->key);
 			return;
+		}
 		va = (void *)(uintptr_t)(READ_ONCE(mr->fr_pages[idx]) + in_page);
 		if (dir == SROCE_TO_MR)
 			memcpy(va, buf, n);
@@ -259,7 +274,6 @@ struct ib_mr *sroce_alloc_mr(struct ib_pd *pd, enum ib_mr_type type,
 	mr->state = SROCE_MR_FREE;
 	mr->fr_max = max_num_sg;
 	mr->fr_shift = PAGE_SHIFT;
-	spin_lock_init(&mr->fr_lock);
 	err = sroce_mr_add(sdev, mr, pd, 0);
 	if (err) {
 		kfree(mr->fr_pages);
@@ -301,37 +315,57 @@ int sroce_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
 int sroce_mr_fast_reg(struct sroce_dev *sdev, struct ib_pd *pd,
 		      struct ib_mr *ibmr, u32 key, u32 access)
 {
-	struct sroce_mr *mr = container_of(ibmr, struct sroce_mr, ibmr);
-	u64 page_size = ibmr->page_size;
+	struct sroce_mr *mr;
 	unsigned long flags;
-	u64 room;
+	u64 page_size, span, first;
 	int err = -EINVAL;
 
-	if (ibmr->device != &sdev->ibdev || ibmr->type != IB_MR_TYPE_MEM_REG ||
-	    mr->type != SROCE_MR_FAST || ibmr->pd != pd ||
-	    (access & ~SROCE_FR_ACCESS) ||
-	    !is_power_of_2(page_size) || page_size < SZ_4K ||
-	    page_size > SZ_1G || mr->fr_npages > mr->fr_max)
+	/*
+	 * The WQE's pointer is trusted only once our table holds it, under
+	 * the key's index: an MR deregistered while its REG_MR waited in
+	 * the queue, or another device's, is never dereferenced.
+	 */
+	rcu_read_lock();
+	mr = xa_load(&sdev->mr_table, key >> 8);
+	if (!mr || xa_pointer_tag(mr) || &mr->ibmr != ibmr ||
+	    !refcount_inc_not_zero(&mr->refs)) {
+		rcu_read_unlock();
 		return -EINVAL;
-	/* the pages must hold [iova, iova + length) */
-	room = ((u64)mr->fr_npages << ilog2(page_size)) -
-	       (ibmr->iova & (page_size - 1));
-	if (!ibmr->length || ibmr->length > room ||
-	    ibmr->iova + ibmr->length < ibmr->iova)
-		return -EINVAL;
+	}
+	rcu_read_unlock();
 
-	spin_lock_irqsave(&mr->fr_lock, flags);
+	page_size = ibmr->page_size;
+	if (mr->type != SROCE_MR_FAST || ibmr->pd != pd ||
+	    (access & ~SROCE_FR_ACCESS) ||
+	    /* remote writes and atomics need local write (IBA 10.6.3) */
+	    ((access & (IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_ATOMIC)) &&
+	     !(access & IB_ACCESS_LOCAL_WRITE)) ||
+	    !is_power_of_2(page_size) || page_size < SZ_4K ||
+	    page_size > SZ_1G || !mr->fr_npages ||
+	    mr->fr_npages > mr->fr_max)
+		goto out;
+	/* the pages must hold [iova, iova + length) */
+	span = (u64)mr->fr_npages << ilog2(page_size);
+	first = ibmr->iova & (page_size - 1);
+	if (!ibmr->length || first >= span || ibmr->length > span - first ||
+	    ibmr->iova + ibmr->length < ibmr->iova)
+		goto out;
+
+	spin_lock_irqsave(&mr->lock, flags);
 	if (mr->state == SROCE_MR_FREE && (key >> 8) == (mr->key >> 8)) {
 		mr->iova = ibmr->iova;
 		mr->length = ibmr->length;
 		WRITE_ONCE(mr->fr_shift, ilog2(page_size));
+		WRITE_ONCE(mr->fr_live, mr->fr_npages);
 		WRITE_ONCE(mr->access, access);
 		WRITE_ONCE(mr->key, key);
 		/* everything above is in place before the key works */
 		smp_store_release(&mr->state, SROCE_MR_VALID);
 		err = 0;
 	}
-	spin_unlock_irqrestore(&mr->fr_lock, flags);
+	spin_unlock_irqrestore(&mr->lock, flags);
+out:
+	sroce_mr_put(mr);
 	return err;
 }
 
@@ -349,17 +383,29 @@ int sroce_mr_invalidate(struct sroce_dev *sdev, struct ib_pd *pd, u32 key)
 
 	rcu_read_lock();
 	mr = xa_load(&sdev->mr_table, key >> 8);
-	if (!mr || !refcount_inc_not_zero(&mr->refs)) {
+	if (!mr || xa_pointer_tag(mr) || !refcount_inc_not_zero(&mr->refs)) {
 		rcu_read_unlock();
 		return -EINVAL;
 	}
 	rcu_read_unlock();
-	spin_lock_irqsave(&mr->fr_lock, flags);
+	spin_lock_irqsave(&mr->lock, flags);
 	if (mr->type == SROCE_MR_FAST && mr->ibmr.pd == pd && mr->key == key) {
 		WRITE_ONCE(mr->state, SROCE_MR_FREE);
 		err = 0;
 	}
-	spin_unlock_irqrestore(&mr->fr_lock, flags);
+	spin_unlock_irqrestore(&mr->lock, flags);
+	if (!err) {
+		/*
+		 * No new copy can start (sroce_mr_get() sees it free); wait
+		 * for those in flight, so that the ULP, told the key is
+		 * invalid, may free or re-map the pages. A copy holds its
+		 * reference for one packet's memcpy, never sleeping: ours
+		 * and the MR's own are the two left.
+		 */
+		smp_mb();
+		while (refcount_read(&mr->refs) > 2)
+			cpu_relax();
+	}
 	sroce_mr_put(mr);
 	return err;
 }
@@ -368,6 +414,16 @@ int sroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 {
 	struct sroce_mr *mr = container_of(ibmr, struct sroce_mr, ibmr);
 	struct sroce_dev *sdev = to_sdev(ibmr->device);
+	unsigned long flags;
+
+	/* Not while windows are bound to it; none may bind from now on */
+	spin_lock_irqsave(&mr->lock, flags);
+	if (mr->num_mw) {
+		spin_unlock_irqrestore(&mr->lock, flags);
+		return -EBUSY;
+	}
+	mr->dying = true;
+	spin_unlock_irqrestore(&mr->lock, flags);
 
 	xa_erase(&sdev->mr_table, mr->key >> 8);
 	/* In-flight packets and WQEs hold references: wait for them. */

@@ -47,10 +47,13 @@ struct sroce_mr {
 	 * (kernel virtual, virtual DMA) in fr_pages[fr_max]; REG_MR takes
 	 * them with ibmr's iova, length and page size.
 	 */
-	spinlock_t		fr_lock;	/* state changes */
+	spinlock_t		lock;		/* state, num_mw, dying */
+	u32			num_mw;		/* windows bound to it */
+	bool			dying;		/* deregistering: bind no more */
 	u64			*fr_pages;
 	u32			fr_max;
-	u32			fr_npages;
+	u32			fr_npages;	/* staged */
+	u32			fr_live;	/* registered */
 	u32			fr_shift;
 	struct ib_umem		*umem;
 	struct page		**pages;

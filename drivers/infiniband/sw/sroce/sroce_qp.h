@@ -57,6 +57,13 @@ struct sroce_swqe {
 	struct ib_mr	*reg_mr;	/* REG_MR (kernel QPs only) */
 	u32		reg_key;
 	u32		reg_access;
+	/* BIND_MW (user QPs): window, new key, MR and range, rights */
+	u32		mw_rkey;
+	u32		bind_rkey;
+	u32		mr_lkey;
+	u64		bind_addr;
+	u64		bind_length;
+	u32		bind_access;
 };
 
 /* A validated copy of one receive WQE. */

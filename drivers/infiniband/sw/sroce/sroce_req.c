@@ -17,6 +17,7 @@
 #include "sroce.h"
 #include "sroce_cq.h"
 #include "sroce_mr.h"
+#include "sroce_mw.h"
 #include "sroce_net.h"
 #include "sroce_param.h"
 #include "sroce_qp.h"
@@ -34,16 +35,18 @@ static bool sroce_opcode_allowed(u32 opcode)
 	case IB_WR_SEND_WITH_INV:
 	case IB_WR_LOCAL_INV:
 	case IB_WR_REG_MR:
+	case IB_WR_BIND_MW:
 		return true;
 	default:
 		return false;
 	}
 }
 
-/* Carried out here, no packets: LOCAL_INV, REG_MR */
+/* Carried out here, no packets: LOCAL_INV, REG_MR, BIND_MW */
 static bool sroce_opcode_local(u32 opcode)
 {
-	return opcode == IB_WR_LOCAL_INV || opcode == IB_WR_REG_MR;
+	return opcode == IB_WR_LOCAL_INV || opcode == IB_WR_REG_MR ||
+	       opcode == IB_WR_BIND_MW;
 }
 
 static bool sroce_opcode_atomic(u32 opcode)
@@ -71,6 +74,7 @@ static enum sroce_wr_kind sroce_wr_kind(u32 opcode)
 		return SROCE_WR_SEND_INV;
 	case IB_WR_LOCAL_INV:
 	case IB_WR_REG_MR:
+	case IB_WR_BIND_MW:
 		return SROCE_WR_LOCAL;
 	default:
 		return SROCE_WR_SEND;
@@ -170,6 +174,13 @@ static enum ib_wc_status sroce_req_fetch(struct sroce_qp *qp, u32 idx)
 			w->reg_mr = hdr.wr.wr.reg.mr;
 			w->reg_key = hdr.wr.wr.reg.key;
 			w->reg_access = hdr.wr.wr.reg.access;
+		} else if (w->opcode == IB_WR_BIND_MW) {
+			w->mw_rkey = hdr.wr.wr.mw.mw_rkey;
+			w->bind_rkey = hdr.wr.wr.mw.rkey;
+			w->mr_lkey = hdr.wr.wr.mw.mr_lkey;
+			w->bind_addr = hdr.wr.wr.mw.addr;
+			w->bind_length = hdr.wr.wr.mw.length;
+			w->bind_access = hdr.wr.wr.mw.access;
 		} else {
 			/* nothing before it may be sent again after it */
 			e->flags |= SROCE_WQE_ORDERED;
@@ -299,6 +310,8 @@ enum ib_wc_opcode sroce_wc_opcode(u32 wr_opcode)
 		return IB_WC_LOCAL_INV;
 	case IB_WR_REG_MR:
 		return IB_WC_REG_MR;
+	case IB_WR_BIND_MW:
+		return IB_WC_BIND_MW;
 	default:
 		return IB_WC_SEND;
 	}
@@ -355,20 +368,23 @@ static int sroce_req_build(struct sroce_qp *qp, const struct sroce_tx_req *tx,
 }
 
 /*
- * Carry out local WQE @idx (REG_MR, LOCAL_INV) on the MR tables; an
- * ib_wc_status. A key the QP's PD does not own, a stale key byte, an MR
- * not free for REG_MR: IB_WC_LOC_QP_OP_ERR, as rdma_rxe.
+ * Carry out local WQE @idx (REG_MR, LOCAL_INV, BIND_MW) on the key
+ * table; an ib_wc_status. A key the QP's PD does not own, a stale key
+ * byte, an MR not free for REG_MR: IB_WC_LOC_QP_OP_ERR, as rdma_rxe; a
+ * bind refused: IB_WC_MW_BIND_ERR.
  */
 static u8 sroce_req_local(struct sroce_qp *qp, u32 idx)
 {
 	const struct sroce_swqe *w = &qp->swqe[idx & qp->sq.index_mask];
 	int err;
 
+	if (w->opcode == IB_WR_BIND_MW)
+		return sroce_mw_bind(qp, w);
 	if (w->opcode == IB_WR_REG_MR)
 		err = sroce_mr_fast_reg(qp->sdev, qp->ibqp.pd, w->reg_mr,
 					w->reg_key, w->reg_access);
 	else
-		err = sroce_mr_invalidate(qp->sdev, qp->ibqp.pd, w->inv_rkey);
+		err = sroce_key_invalidate(qp, w->inv_rkey);
 	if (err) {
 		sroce_count(qp->sdev, SROCE_CNT_LOCAL_OP_ERRORS);
 		pr_warn_ratelimited("%s: QP %u: %s of key %#x refused\n",

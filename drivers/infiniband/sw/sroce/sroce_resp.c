@@ -15,6 +15,7 @@
 #include "sroce.h"
 #include "sroce_cq.h"
 #include "sroce_mr.h"
+#include "sroce_mw.h"
 #include "sroce_net.h"
 #include "sroce_param.h"
 #include "sroce_qp.h"
@@ -57,7 +58,7 @@ static bool sroce_resp_rkey_ok(void *ctx, u32 rkey, u64 va, u32 len,
 	struct sroce_qp *qp = ctx;
 	struct sroce_mr *mr;
 
-	mr = sroce_mr_get(qp->sdev, qp->ibqp.pd, rkey, access, va, len);
+	mr = sroce_rkey_get(qp, rkey, access, va, len);
 	if (!mr)
 		return false;
 	sroce_mr_put(mr);
@@ -81,8 +82,8 @@ static bool sroce_resp_atomic(void *ctx, const struct sroce_atomic_op *op,
 	struct sroce_mr *mr;
 	u64 val;
 
-	mr = sroce_mr_get(qp->sdev, qp->ibqp.pd, op->rkey,
-			  IB_ACCESS_REMOTE_ATOMIC, op->va, sizeof(val));
+	mr = sroce_rkey_get(qp, op->rkey, IB_ACCESS_REMOTE_ATOMIC, op->va,
+			    sizeof(val));
 	if (!mr)
 		return false;
 	spin_lock(&sroce_atomic_lock);
@@ -119,8 +120,8 @@ static bool sroce_resp_place(struct sroce_qp *qp, const struct sroce_rxpkt *rx,
 			      act);
 		return false;
 	case SROCE_PLACE_MR:
-		mr = sroce_mr_get(qp->sdev, qp->ibqp.pd, act->rkey,
-				  IB_ACCESS_REMOTE_WRITE, act->va, act->len);
+		mr = sroce_rkey_get(qp, act->rkey, IB_ACCESS_REMOTE_WRITE,
+				    act->va, act->len);
 		if (!mr) {	/* deregistered in the middle of the Write */
 			sroce_rq_fail(e, psn, SROCE_NAK_REM_ACCESS,
 				      IB_WC_SUCCESS, act);
@@ -136,16 +137,16 @@ static bool sroce_resp_place(struct sroce_qp *qp, const struct sroce_rxpkt *rx,
 }
 
 /*
- * Send with Invalidate, its data in place: free the MR the IETH names.
- * Only a fast-registration MR of this QP's PD; anything else is the
- * requester's error (NAK invalid request), and this receive completes
- * with IB_WC_REM_INV_REQ_ERR.
+ * Send with Invalidate, its data in place: free the MR or window the IETH
+ * names. Only a fast-registration MR of this QP's PD, or a type 2 window
+ * bound to this QP; anything else is the requester's error (NAK invalid
+ * request), and this receive completes with IB_WC_REM_INV_REQ_ERR.
  */
 static void sroce_resp_invalidate(struct sroce_qp *qp,
 				  const struct sroce_rxpkt *rx,
 				  struct sroce_rq_act *act)
 {
-	if (!sroce_mr_invalidate(qp->sdev, qp->ibqp.pd, act->inv_rkey)) {
+	if (!sroce_key_invalidate(qp, act->inv_rkey)) {
 		sroce_count(qp->sdev, SROCE_CNT_REMOTE_INVS);
 		return;
 	}
@@ -249,8 +250,8 @@ static int sroce_resp_read_build(struct sroce_qp *qp,
 	if (!skb)
 		return -ENOMEM;	/* lost: the requester asks again */
 	if (rsp->len) {
-		mr = sroce_mr_get(qp->sdev, qp->ibqp.pd, rsp->rkey,
-				  IB_ACCESS_REMOTE_READ, rsp->va, rsp->len);
+		mr = sroce_rkey_get(qp, rsp->rkey, IB_ACCESS_REMOTE_READ,
+				    rsp->va, rsp->len);
 		if (!mr) {	/* deregistered under the reader */
 			kfree_skb(skb);
 			return -EACCES;
