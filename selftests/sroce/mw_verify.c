@@ -13,7 +13,8 @@
  * by IBV_WR_LOCAL_INV or by the peer's Send with Invalidate (the receive
  * reports the key). Binds that must fail complete IBV_WC_MW_BIND_ERR: an
  * MR without MW_BIND, a writable window over an MR without LOCAL_WRITE,
- * a window outside its MR, a type 2 window bound twice.
+ * a window outside its MR, a type 2 window bound twice; LOCAL_INV of the
+ * MR under a window fails IBV_WC_LOC_QP_OP_ERR.
  *
  *   mw_verify -d DEV -g GID_INDEX        prints KTAP, exits 1 on a failure
  */
@@ -241,6 +242,10 @@ static int check_window(struct ctx *c, uint8_t seed)
 static void test_type1(struct ctx *c)
 {
 	struct ibv_mw *mw = ibv_alloc_mw(c->pd, IBV_MW_TYPE_1);
+	struct ibv_send_wr inv = {
+		.wr_id = 10, .opcode = IBV_WR_LOCAL_INV,
+		.send_flags = IBV_SEND_SIGNALED,
+	}, *bad;
 	uint32_t old;
 	int i, st;
 
@@ -269,6 +274,14 @@ static void test_type1(struct ctx *c)
 	st = rdma(c, c->peer, 0, mw->rkey, WIN_OFF + WIN_LEN - 8, 16);
 	ok(st == IBV_WC_REM_ACCESS_ERR,
 	   "a READ running 8 bytes past the window fails (status %d)", st);
+
+	/* an MR with a window bound (any user MR) cannot be invalidated */
+	pairs_new(c);
+	inv.invalidate_rkey = c->mr->rkey;
+	st = ibv_post_send(c->own, &inv, &bad) ? -1 : wait_wc(c, 10, NULL);
+	ok(st == IBV_WC_LOC_QP_OP_ERR,
+	   "IBV_WR_LOCAL_INV of the MR under the window fails (status %d)",
+	   st);
 
 	pairs_new(c);
 	old = mw->rkey;
