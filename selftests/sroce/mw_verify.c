@@ -304,7 +304,7 @@ static void test_type1(struct ctx *c)
 
 static void test_type2(struct ctx *c)
 {
-	struct ibv_mw *mw = ibv_alloc_mw(c->pd, IBV_MW_TYPE_2);
+	struct ibv_mw *mw = ibv_alloc_mw(c->pd, IBV_MW_TYPE_2), *mw2;
 	struct ibv_send_wr inv = {
 		.wr_id = 10, .opcode = IBV_WR_LOCAL_INV,
 		.send_flags = IBV_SEND_SIGNALED,
@@ -319,7 +319,7 @@ static void test_type2(struct ctx *c)
 	struct ibv_recv_wr rwr = { .wr_id = 12, .sg_list = &rs, .num_sge = 1 };
 	struct ibv_recv_wr *rbad;
 	struct ibv_wc wc;
-	uint32_t rkey;
+	uint32_t rkey, qpn;
 	int st;
 
 	ok(mw != NULL, "ibv_alloc_mw type 2");
@@ -376,6 +376,23 @@ static void test_type2(struct ctx *c)
 	ok(st == IBV_WC_MW_BIND_ERR,
 	   "binding a bound type 2 window fails IBV_WC_MW_BIND_ERR (status %d)",
 	   st);
+
+	/* its QP destroyed, a new QP with the same number gains nothing */
+	mw2 = ibv_alloc_mw(c->pd, IBV_MW_TYPE_2);
+	if (!mw2)
+		die("ibv_alloc_mw");
+	pairs_new(c);
+	qpn = c->own->qp_num;
+	st = bind2(c, mw2, c->mr, WIN_OFF, WIN_LEN, IBV_ACCESS_REMOTE_READ,
+		   &rkey);
+	pairs_new(c);
+	printf("# QP number %s\n", c->own->qp_num == qpn ? "reused" :
+						    "not reused");
+	st = st == IBV_WC_SUCCESS ? rdma(c, c->peer, 0, rkey, WIN_OFF, 64) : -1;
+	ok(st == IBV_WC_REM_ACCESS_ERR,
+	   "a type 2 window of a destroyed QP serves no later QP (status %d)",
+	   st);
+	ok(!ibv_dealloc_mw(mw2), "its window deallocated");
 	ok(!ibv_dealloc_mw(mw), "ibv_dealloc_mw of a bound window");
 }
 

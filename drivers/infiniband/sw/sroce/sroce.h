@@ -58,6 +58,8 @@ struct sroce_dev {
 	struct xarray		qp_table;	/* QPN -> struct sroce_qp */
 	struct xarray		mr_table;	/* key >> 8 -> struct sroce_mr */
 	u32			mr_next;	/* next index to try; xa lock */
+	atomic_t		nmw;		/* memory windows */
+	atomic64_t		qp_uid;		/* last QP identity given */
 	struct xarray		ah_table;	/* AH number -> struct sroce_ah */
 	u32			ah_next;	/* next number to try; xa lock */
 	atomic_t		srq_next;	/* last SRQ number given */

@@ -37,7 +37,7 @@ static int sroce_mr_add(struct sroce_dev *sdev, struct sroce_mr *mr,
 	mr->access = access;
 	mr->ibmr.pd = pd;
 	err = xa_alloc_cyclic(&sdev->mr_table, &index, mr,
-			      XA_LIMIT(1, SROCE_MAX_MR), &sdev->mr_next,
+			      XA_LIMIT(1, SROCE_KEY_TABLE), &sdev->mr_next,
 			      GFP_KERNEL);
 	if (err < 0)
 		return err;
@@ -394,20 +394,25 @@ int sroce_mr_invalidate(struct sroce_dev *sdev, struct ib_pd *pd, u32 key)
 		err = 0;
 	}
 	spin_unlock_irqrestore(&mr->lock, flags);
-	if (!err) {
-		/*
-		 * No new copy can start (sroce_mr_get() sees it free); wait
-		 * for those in flight, so that the ULP, told the key is
-		 * invalid, may free or re-map the pages. A copy holds its
-		 * reference for one packet's memcpy, never sleeping: ours
-		 * and the MR's own are the two left.
-		 */
-		smp_mb();
-		while (refcount_read(&mr->refs) > 2)
-			cpu_relax();
+	if (err) {
+		sroce_mr_put(mr);
+		return err;
 	}
+	/*
+	 * No new copy can start (sroce_mr_get() sees it free); wait for
+	 * those in flight, so that the ULP, told the key is invalid, may
+	 * free or re-map the pages. A copy holds its reference for one
+	 * packet's memcpy, never sleeping. Our own reference goes first,
+	 * under RCU (which keeps the MR's memory): two invalidations at
+	 * once, on two QPs, must not wait for each other.
+	 */
+	smp_mb();
+	rcu_read_lock();
 	sroce_mr_put(mr);
-	return err;
+	while (refcount_read(&mr->refs) > 1)
+		cpu_relax();
+	rcu_read_unlock();
+	return 0;
 }
 
 int sroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)

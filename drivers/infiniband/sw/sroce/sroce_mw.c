@@ -28,7 +28,7 @@ struct sroce_mw_state {
 	struct ib_pd		*pd;
 	u8			state;	/* enum sroce_mr_state */
 	u32			key;
-	u32			qpn;	/* type 2: the QP it is bound to */
+	u64			qp_uid;	/* type 2: the QP it is bound to */
 	u32			access;	/* IB_ACCESS_REMOTE_* */
 	u64			iova;
 	u64			length;
@@ -49,24 +49,35 @@ int sroce_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata)
 
 	if (ibmw->type != IB_MW_TYPE_1 && ibmw->type != IB_MW_TYPE_2)
 		return -EINVAL;
-	mw = kzalloc(sizeof(*mw), GFP_KERNEL);
-	if (!mw)
+	if (atomic_inc_return(&sdev->nmw) > SROCE_MAX_MW) {
+		atomic_dec(&sdev->nmw);
 		return -ENOMEM;
+	}
+	mw = kzalloc(sizeof(*mw), GFP_KERNEL);
+	if (!mw) {
+		atomic_dec(&sdev->nmw);
+		return -ENOMEM;
+	}
 	spin_lock_init(&mw->lock);
 	mw->type = ibmw->type;
 	mw->pd = ibmw->pd;
 	/* a type 1 window is valid, bound to nothing; type 2 starts free */
 	mw->state = ibmw->type == IB_MW_TYPE_1 ? SROCE_MR_VALID :
 						  SROCE_MR_FREE;
-	err = xa_alloc_cyclic(&sdev->mr_table, &index,
-			      xa_tag_pointer(mw, SROCE_KEY_MW),
-			      XA_LIMIT(1, SROCE_MAX_MR), &sdev->mr_next,
+	/* the key before the entry: a lookup never sees the window keyless */
+	mw->key = get_random_u32() & 0xff;
+	err = xa_alloc_cyclic(&sdev->mr_table, &index, NULL,
+			      XA_LIMIT(1, SROCE_KEY_TABLE), &sdev->mr_next,
 			      GFP_KERNEL);
 	if (err < 0) {
 		kfree(mw);
+		atomic_dec(&sdev->nmw);
 		return err;
 	}
-	mw->key = index << 8 | (get_random_u32() & 0xff);
+	mw->key |= index << 8;
+	/* into the slot reserved above: no allocation, cannot fail */
+	xa_store(&sdev->mr_table, index, xa_tag_pointer(mw, SROCE_KEY_MW),
+		 GFP_KERNEL);
 	ibmw->rkey = mw->key;
 	w->mw = mw;
 	return 0;
@@ -96,11 +107,18 @@ int sroce_dealloc_mw(struct ib_mw *ibmw)
 	unsigned long flags;
 
 	xa_erase(&sdev->mr_table, mw->key >> 8);
+	/*
+	 * Key 0 names nothing (index 0 is never given): a bind or a lookup
+	 * that found the window before the erase refuses it once it holds
+	 * the lock, and nothing binds a window about to be freed.
+	 */
 	spin_lock_irqsave(&mw->lock, flags);
 	mw->state = SROCE_MR_FREE;
+	mw->key = 0;
 	sroce_mw_unbind(mw);
 	spin_unlock_irqrestore(&mw->lock, flags);
 	kfree_rcu(mw, rcu);
+	atomic_dec(&sdev->nmw);
 	return 0;
 }
 
@@ -128,7 +146,7 @@ static int sroce_mw_bind_locked(struct sroce_qp *qp, struct sroce_mw_state *mw,
 	struct sroce_mr *mr = NULL;
 	unsigned long flags;
 
-	if (mw->key != w->mw_rkey || mw->pd != pd ||
+	if (!mw->key || mw->key != w->mw_rkey || mw->pd != pd ||
 	    (w->bind_rkey >> 8) != (mw->key >> 8) ||
 	    (w->bind_access & ~SROCE_MW_ACCESS) ||
 	    (mw->type == IB_MW_TYPE_2 &&
@@ -158,7 +176,7 @@ static int sroce_mw_bind_locked(struct sroce_qp *qp, struct sroce_mw_state *mw,
 	mw->length = w->bind_length;
 	mw->access = w->bind_access;
 	mw->key = w->bind_rkey;
-	mw->qpn = qp->ibqp.qp_num;
+	mw->qp_uid = qp->uid;
 	mw->state = SROCE_MR_VALID;
 	return 0;
 }
@@ -205,7 +223,7 @@ struct sroce_mr *sroce_rkey_get(struct sroce_qp *qp, u32 rkey, u32 access,
 	spin_lock_irqsave(&mw->lock, flags);
 	if (mw->state == SROCE_MR_VALID && mw->key == rkey &&
 	    mw->pd == qp->ibqp.pd && mw->mr &&
-	    (mw->type == IB_MW_TYPE_1 || mw->qpn == qp->ibqp.qp_num) &&
+	    (mw->type == IB_MW_TYPE_1 || mw->qp_uid == qp->uid) &&
 	    (mw->access & access) == access &&
 	    va >= mw->iova && len <= mw->length &&
 	    va - mw->iova <= mw->length - len &&
@@ -241,7 +259,7 @@ int sroce_key_invalidate(struct sroce_qp *qp, u32 key)
 	spin_lock_irqsave(&mw->lock, flags);
 	if (mw->type == IB_MW_TYPE_2 && mw->key == key &&
 	    mw->pd == qp->ibqp.pd && mw->state == SROCE_MR_VALID &&
-	    mw->qpn == qp->ibqp.qp_num) {
+	    mw->qp_uid == qp->uid) {
 		mw->state = SROCE_MR_FREE;
 		sroce_mw_unbind(mw);
 		err = 0;

@@ -17,7 +17,9 @@
 #define SROCE_MAX_CQ			0x10000
 #define SROCE_MAX_CQE			((1 << 15) - 1)
 #define SROCE_MAX_MR			0x40000
-#define SROCE_MAX_MW			0x40000
+/* Windows are counted apart: they cannot crowd MRs out of the key table */
+#define SROCE_MAX_MW			0x10000
+#define SROCE_KEY_TABLE			(SROCE_MAX_MR + SROCE_MAX_MW)
 #define SROCE_MAX_PD			0x10000
 #define SROCE_MAX_QP_RD_ATOM		128
 #define SROCE_MAX_RES_RD_ATOM		0x3f000

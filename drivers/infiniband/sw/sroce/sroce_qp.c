@@ -208,6 +208,7 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	if (err)
 		goto err_queues;
 	ibqp->qp_num = qpn;
+	qp->uid = atomic64_inc_return(&sdev->qp_uid);
 
 	if (udata) {
 		struct rxe_create_qp_resp resp = {};

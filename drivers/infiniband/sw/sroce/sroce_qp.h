@@ -77,6 +77,7 @@ struct sroce_rwqe {
 struct sroce_qp {
 	struct ib_qp		ibqp;
 	struct sroce_dev	*sdev;
+	u64			uid;		/* never reused, unlike QPNs */
 	refcount_t		refs;		/* lookups from the rx path */
 	struct completion	released;
 	struct work_struct	work;
