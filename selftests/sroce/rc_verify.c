@@ -43,7 +43,8 @@
  *            over a lossy, duplicating wire); an atomic to an MR without
  *            REMOTE_ATOMIC ends in REM_ACCESS_ERR, to a QP without it in
  *            REM_ACCESS_ERR (sroce) or REM_INV_REQ_ERR (rdma_rxe), with
- *            the target untouched
+ *            the target untouched (with -l, a lossy wire, also in
+ *            RETRY_EXC_ERR: the one fatal NAK may be lost)
  *   rkey     the server deregisters an MR, then registers and
  *            deregisters 600 more: none gets the revoked rkey back; a
  *            Write with the revoked rkey while a new MR covers the same
@@ -873,6 +874,14 @@ static bool atomic_stream(struct ctx *c)
 	return good;
 }
 
+/*
+ * -l: the wire loses packets. A responder sends its fatal NAK once and
+ * then drops everything in the error state: if that NAK is lost, the
+ * requester's retries run out instead (RETRY_EXC_ERR), as with any RC
+ * implementation.
+ */
+static bool lossy_wire;
+
 /* Client: one atomic that must fail with @want */
 static bool atomic_fails(struct ctx *c, const char *name, uint64_t raddr,
 			 uint32_t rkey, enum ibv_wc_status want)
@@ -887,8 +896,9 @@ static bool atomic_fails(struct ctx *c, const char *name, uint64_t raddr,
 	       (wc.status == want ||
 		/* rdma_rxe NAKs an opcode its QP disallows invalid */
 		(want == IBV_WC_REM_INV_REQ_ERR &&
-		 wc.status == IBV_WC_REM_ACCESS_ERR));
-	if (!good)
+		 wc.status == IBV_WC_REM_ACCESS_ERR) ||
+		(lossy_wire && wc.status == IBV_WC_RETRY_EXC_ERR));
+	if (!good || wc.status == IBV_WC_RETRY_EXC_ERR)
 		printf("# %s: got %s\n", name, ibv_wc_status_str(wc.status));
 	return good;
 }
@@ -1784,8 +1794,9 @@ int main(int argc, char **argv)
 	struct ctx c = { .gid_index = 1, .sock = -1 };
 	int opt;
 
-	while ((opt = getopt(argc, argv, "d:g:sc:t:m:f:")) != -1) {
+	while ((opt = getopt(argc, argv, "d:g:sc:t:m:f:l")) != -1) {
 		switch (opt) {
+		case 'l': lossy_wire = true; break;
 		case 'f': forge_file = optarg; break;
 		case 'd': dev = optarg; break;
 		case 'g': c.gid_index = atoi(optarg); break;
@@ -1803,7 +1814,7 @@ int main(int argc, char **argv)
 			}
 			break;
 		default:
-			fprintf(stderr, "usage: %s -d DEV -g GID (-s | -c IP) [-t cases] [-m MTU] [-f FILE]\n",
+			fprintf(stderr, "usage: %s -d DEV -g GID (-s | -c IP) [-t cases] [-m MTU] [-f FILE] [-l]\n",
 				argv[0]);
 			return 2;
 		}
