@@ -47,23 +47,31 @@ static int sroce_mr_add(struct sroce_dev *sdev, struct sroce_mr *mr,
 	return 0;
 }
 
-/*
- * Find the MR a key names, check that it belongs to @pd, allows @access
- * and holds [@iova, @iova + @len), and take a reference. NULL otherwise.
- */
-struct sroce_mr *sroce_mr_get(struct sroce_dev *sdev, struct ib_pd *pd,
-			      u32 key, u32 access, u64 iova, u64 len)
+struct sroce_mr *sroce_mr_tryget(void *entry)
+{
+	struct sroce_mr *mr = entry;
+
+	if (!mr || xa_pointer_tag(mr) || !refcount_inc_not_zero(&mr->refs))
+		return NULL;
+	return mr;
+}
+
+/* The MR (not a window) at @key's index, referenced; NULL if none */
+static struct sroce_mr *sroce_mr_ref(struct sroce_dev *sdev, u32 key)
 {
 	struct sroce_mr *mr;
-	u8 state;
 
 	rcu_read_lock();
-	mr = xa_load(&sdev->mr_table, key >> 8);
-	if (!mr || xa_pointer_tag(mr) || !refcount_inc_not_zero(&mr->refs)) {
-		rcu_read_unlock();
-		return NULL;
-	}
+	mr = sroce_mr_tryget(xa_load(&sdev->mr_table, key >> 8));
 	rcu_read_unlock();
+	return mr;
+}
+
+struct sroce_mr *sroce_mr_check(struct sroce_mr *mr, struct ib_pd *pd,
+				u32 key, u32 access, u64 iova, u64 len)
+{
+	u8 state;
+
 	/*
 	 * The reference first, then the state. Pairs with
 	 * sroce_mr_invalidate(), which frees the MR, then waits for the
@@ -84,6 +92,18 @@ struct sroce_mr *sroce_mr_get(struct sroce_dev *sdev, struct ib_pd *pd,
 		return NULL;
 	}
 	return mr;
+}
+
+/*
+ * Find the MR a key names, check that it belongs to @pd, allows @access
+ * and holds [@iova, @iova + @len), and take a reference. NULL otherwise.
+ */
+struct sroce_mr *sroce_mr_get(struct sroce_dev *sdev, struct ib_pd *pd,
+			      u32 key, u32 access, u64 iova, u64 len)
+{
+	struct sroce_mr *mr = sroce_mr_ref(sdev, key);
+
+	return mr ? sroce_mr_check(mr, pd, key, access, iova, len) : NULL;
 }
 
 void sroce_mr_put(struct sroce_mr *mr)
@@ -325,20 +345,13 @@ int sroce_mr_fast_reg(struct sroce_dev *sdev, struct ib_pd *pd,
 	 * the key's index: an MR deregistered while its REG_MR waited in
 	 * the queue, or another device's, is never dereferenced.
 	 */
-	rcu_read_lock();
-	mr = xa_load(&sdev->mr_table, key >> 8);
-	if (!mr || xa_pointer_tag(mr) || &mr->ibmr != ibmr ||
-	    !refcount_inc_not_zero(&mr->refs)) {
-		rcu_read_unlock();
+	mr = sroce_mr_ref(sdev, key);
+	if (!mr)
 		return -EINVAL;
-	}
-	rcu_read_unlock();
-
 	page_size = ibmr->page_size;
-	if (mr->type != SROCE_MR_FAST || ibmr->pd != pd ||
+	if (&mr->ibmr != ibmr || mr->type != SROCE_MR_FAST || ibmr->pd != pd ||
 	    (access & ~SROCE_FR_ACCESS) ||
-	    /* remote writes and atomics need local write (IBA 10.6.3) */
-	    ((access & (IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_ATOMIC)) &&
+	    (sroce_access_remote_writes(access) &&
 	     !(access & IB_ACCESS_LOCAL_WRITE)) ||
 	    !is_power_of_2(page_size) || page_size < SZ_4K ||
 	    page_size > SZ_1G || !mr->fr_npages ||
@@ -369,25 +382,11 @@ out:
 	return err;
 }
 
-/*
- * LOCAL_INV, or a peer's Send with Invalidate on a QP of @pd: free the
- * fast-registration MR that @key names now. -EINVAL for any other key
- * (another PD's, a stale key byte, a user or DMA MR). Invalidating an
- * MR already free is not an error.
- */
-int sroce_mr_invalidate(struct sroce_dev *sdev, struct ib_pd *pd, u32 key)
+int sroce_mr_invalidate(struct sroce_mr *mr, struct ib_pd *pd, u32 key)
 {
 	unsigned long flags;
-	struct sroce_mr *mr;
 	int err = -EINVAL;
 
-	rcu_read_lock();
-	mr = xa_load(&sdev->mr_table, key >> 8);
-	if (!mr || xa_pointer_tag(mr) || !refcount_inc_not_zero(&mr->refs)) {
-		rcu_read_unlock();
-		return -EINVAL;
-	}
-	rcu_read_unlock();
 	spin_lock_irqsave(&mr->lock, flags);
 	if (mr->type == SROCE_MR_FAST && mr->ibmr.pd == pd && mr->key == key) {
 		WRITE_ONCE(mr->state, SROCE_MR_FREE);

@@ -69,6 +69,18 @@ enum sroce_copy_dir {
 	SROCE_FROM_MR,
 };
 
+/*
+ * Under rcu_read_lock(): the MR a key-table entry holds (not a window),
+ * with a reference taken; NULL otherwise.
+ */
+struct sroce_mr *sroce_mr_tryget(void *entry);
+/*
+ * Referenced @mr: valid under @key, of @pd, allowing @access over
+ * [@iova, @iova + @len)? @mr if so; NULL and the reference dropped if not.
+ */
+struct sroce_mr *sroce_mr_check(struct sroce_mr *mr, struct ib_pd *pd,
+				u32 key, u32 access, u64 iova, u64 len);
+/* sroce_mr_tryget() and sroce_mr_check() for @key */
 struct sroce_mr *sroce_mr_get(struct sroce_dev *sdev, struct ib_pd *pd,
 			      u32 key, u32 access, u64 iova, u64 len);
 void sroce_mr_put(struct sroce_mr *mr);
@@ -85,6 +97,19 @@ int sroce_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
 		    unsigned int *sg_offset);
 int sroce_mr_fast_reg(struct sroce_dev *sdev, struct ib_pd *pd,
 		      struct ib_mr *ibmr, u32 key, u32 access);
-int sroce_mr_invalidate(struct sroce_dev *sdev, struct ib_pd *pd, u32 key);
+/*
+ * LOCAL_INV, or a peer's Send with Invalidate on a QP of @pd: free @mr
+ * (referenced; the reference is consumed) if it is the fast-registration
+ * MR @key names now. -EINVAL for any other key (another PD's, a stale
+ * key byte, a user or DMA MR). Invalidating an MR already free is not an
+ * error.
+ */
+int sroce_mr_invalidate(struct sroce_mr *mr, struct ib_pd *pd, u32 key);
+
+/* Rights that write remotely: they need LOCAL_WRITE too (IBA 10.6.3) */
+static inline bool sroce_access_remote_writes(u32 access)
+{
+	return access & (IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_ATOMIC);
+}
 
 #endif /* SROCE_MR_H */

@@ -122,11 +122,9 @@ int sroce_dealloc_mw(struct ib_mw *ibmw)
 	return 0;
 }
 
-/* The window @key names, or NULL. Under rcu_read_lock(). */
-static struct sroce_mw_state *sroce_mw_find(struct sroce_dev *sdev, u32 key)
+/* The window a key-table entry holds, or NULL. Under rcu_read_lock(). */
+static struct sroce_mw_state *sroce_mw_entry(void *entry)
 {
-	void *entry = xa_load(&sdev->mr_table, key >> 8);
-
 	if (!entry || xa_pointer_tag(entry) != SROCE_KEY_MW)
 		return NULL;
 	return xa_untag_pointer(entry);
@@ -159,8 +157,7 @@ static int sroce_mw_bind_locked(struct sroce_qp *qp, struct sroce_mw_state *mw,
 			return -EINVAL;
 		spin_lock_irqsave(&mr->lock, flags);
 		if (mr->type == SROCE_MR_DMA || mr->dying ||
-		    ((w->bind_access & (IB_ACCESS_REMOTE_WRITE |
-					IB_ACCESS_REMOTE_ATOMIC)) &&
+		    (sroce_access_remote_writes(w->bind_access) &&
 		     !(mr->access & IB_ACCESS_LOCAL_WRITE))) {
 			spin_unlock_irqrestore(&mr->lock, flags);
 			sroce_mr_put(mr);
@@ -188,7 +185,7 @@ u8 sroce_mw_bind(struct sroce_qp *qp, const struct sroce_swqe *w)
 	int err = -EINVAL;
 
 	rcu_read_lock();
-	mw = sroce_mw_find(qp->sdev, w->mw_rkey);
+	mw = sroce_mw_entry(xa_load(&qp->sdev->mr_table, w->mw_rkey >> 8));
 	if (mw) {
 		spin_lock_irqsave(&mw->lock, flags);
 		err = sroce_mw_bind_locked(qp, mw, w);
@@ -212,13 +209,17 @@ struct sroce_mr *sroce_rkey_get(struct sroce_qp *qp, u32 rkey, u32 access,
 	struct sroce_mw_state *mw;
 	struct sroce_mr *mr = NULL;
 	unsigned long flags;
+	void *entry;
 
+	/* one lookup per packet: an MR, or a window */
 	rcu_read_lock();
-	mw = sroce_mw_find(qp->sdev, rkey);
+	entry = xa_load(&qp->sdev->mr_table, rkey >> 8);
+	mw = sroce_mw_entry(entry);
 	if (!mw) {
+		mr = sroce_mr_tryget(entry);
 		rcu_read_unlock();
-		return sroce_mr_get(qp->sdev, qp->ibqp.pd, rkey, access, va,
-				    len);
+		return mr ? sroce_mr_check(mr, qp->ibqp.pd, rkey, access, va,
+					   len) : NULL;
 	}
 	spin_lock_irqsave(&mw->lock, flags);
 	if (mw->state == SROCE_MR_VALID && mw->key == rkey &&
@@ -246,14 +247,18 @@ struct sroce_mr *sroce_rkey_get(struct sroce_qp *qp, u32 rkey, u32 access,
 int sroce_key_invalidate(struct sroce_qp *qp, u32 key)
 {
 	struct sroce_mw_state *mw;
+	struct sroce_mr *mr;
 	unsigned long flags;
 	int err = -EINVAL;
+	void *entry;
 
 	rcu_read_lock();
-	mw = sroce_mw_find(qp->sdev, key);
+	entry = xa_load(&qp->sdev->mr_table, key >> 8);
+	mw = sroce_mw_entry(entry);
 	if (!mw) {
+		mr = sroce_mr_tryget(entry);
 		rcu_read_unlock();
-		return sroce_mr_invalidate(qp->sdev, qp->ibqp.pd, key);
+		return mr ? sroce_mr_invalidate(mr, qp->ibqp.pd, key) : -EINVAL;
 	}
 	/* type 2 only, by the QP it is bound to */
 	spin_lock_irqsave(&mw->lock, flags);

@@ -84,8 +84,7 @@ static int sroce_post_one_send(struct sroce_qp *qp, const struct ib_send_wr *wr)
 		wqe->wr.wr.rdma.remote_addr = rdma_wr(wr)->remote_addr;
 		wqe->wr.wr.rdma.rkey = rdma_wr(wr)->rkey;
 	}
-	if (wr->opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
-	    wr->opcode == IB_WR_ATOMIC_FETCH_AND_ADD) {
+	if (sroce_wr_atomic(wr->opcode)) {
 		wqe->wr.wr.atomic.remote_addr = atomic_wr(wr)->remote_addr;
 		wqe->wr.wr.atomic.compare_add = atomic_wr(wr)->compare_add;
 		wqe->wr.wr.atomic.swap = atomic_wr(wr)->swap;
@@ -127,8 +126,7 @@ static int sroce_post_one_send(struct sroce_qp *qp, const struct ib_send_wr *wr)
 		}
 		/* Refused here rather than failed later with the QP. */
 		if (total > SROCE_PORT_MAX_MSG_SZ ||
-		    ((wr->opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
-		      wr->opcode == IB_WR_ATOMIC_FETCH_AND_ADD) && total < 8) ||
+		    (sroce_wr_atomic(wr->opcode) && total < 8) ||
 		    (sroce_qp_is_ud(qp) &&
 		     total > ib_mtu_enum_to_int(sroce_active_mtu(qp->sdev))))
 			return -EINVAL;

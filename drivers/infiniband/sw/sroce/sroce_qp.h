@@ -209,6 +209,13 @@ int sroce_sge_copy(struct sroce_qp *qp, const struct rxe_sge *sge, u32 nsge,
 		   u32 off, void *buf, u32 len, enum sroce_copy_dir dir);
 
 /* UD and GSI QPs (sroce_dgram.c). */
+/* IB_WR_* of an atomic (compare-and-swap, fetch-and-add) */
+static inline bool sroce_wr_atomic(u32 opcode)
+{
+	return opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
+	       opcode == IB_WR_ATOMIC_FETCH_AND_ADD;
+}
+
 static inline bool sroce_qp_is_ud(const struct sroce_qp *qp)
 {
 	return qp->ibqp.qp_type == IB_QPT_UD || qp->ibqp.qp_type == IB_QPT_GSI;

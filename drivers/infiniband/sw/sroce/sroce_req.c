@@ -49,12 +49,6 @@ static bool sroce_opcode_local(u32 opcode)
 	       opcode == IB_WR_BIND_MW;
 }
 
-static bool sroce_opcode_atomic(u32 opcode)
-{
-	return opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
-	       opcode == IB_WR_ATOMIC_FETCH_AND_ADD;
-}
-
 static enum sroce_wr_kind sroce_wr_kind(u32 opcode)
 {
 	switch (opcode) {
@@ -134,7 +128,7 @@ static enum ib_wc_status sroce_req_fetch(struct sroce_qp *qp, u32 idx)
 	w->opcode = hdr.wr.opcode;
 	w->imm = hdr.wr.ex.imm_data;
 	e->kind = sroce_wr_kind(w->opcode);
-	if (sroce_opcode_atomic(w->opcode)) {
+	if (sroce_wr_atomic(w->opcode)) {
 		e->remote_addr = hdr.wr.wr.atomic.remote_addr;
 		e->rkey = hdr.wr.wr.atomic.rkey;
 		if (w->opcode == IB_WR_ATOMIC_CMP_AND_SWP) {
@@ -156,7 +150,7 @@ static enum ib_wc_status sroce_req_fetch(struct sroce_qp *qp, u32 idx)
 
 	if (!sroce_opcode_allowed(w->opcode) ||
 	    (qp->ibqp.qp_type == IB_QPT_UC &&
-	     (w->opcode == IB_WR_RDMA_READ || sroce_opcode_atomic(w->opcode) ||
+	     (w->opcode == IB_WR_RDMA_READ || sroce_wr_atomic(w->opcode) ||
 	      w->opcode == IB_WR_SEND_WITH_INV)))
 		return IB_WC_LOC_QP_OP_ERR;
 	if (hdr.wr.send_flags & ~(IB_SEND_FENCE | IB_SEND_SIGNALED |
@@ -190,7 +184,7 @@ static enum ib_wc_status sroce_req_fetch(struct sroce_qp *qp, u32 idx)
 
 	/* A READ or an atomic has nowhere to take inline data from */
 	if ((hdr.wr.send_flags & IB_SEND_INLINE) &&
-	    (w->opcode == IB_WR_RDMA_READ || sroce_opcode_atomic(w->opcode)))
+	    (w->opcode == IB_WR_RDMA_READ || sroce_wr_atomic(w->opcode)))
 		return IB_WC_LOC_LEN_ERR;
 	/*
 	 * The remote address of an atomic is not checked here: a
@@ -213,7 +207,7 @@ static enum ib_wc_status sroce_req_fetch(struct sroce_qp *qp, u32 idx)
 	    sroce_msg_npkts(total, qp->sq_eng.mtu) >= SROCE_PSN_HALF)
 		return IB_WC_LOC_LEN_ERR;
 	e->length = total;
-	if (sroce_opcode_atomic(w->opcode)) {
+	if (sroce_wr_atomic(w->opcode)) {
 		/* the original value lands in the first 8 bytes */
 		if (total < 8)
 			return IB_WC_LOC_LEN_ERR;
