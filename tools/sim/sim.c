@@ -36,6 +36,7 @@ enum sim_ev_type {
 
 #define EVF_CORRUPT	BIT(0)
 #define EVF_FORGED	BIT(1)
+#define EVF_TAKEN	BIT(2)	/* through the slow receiver's queue */
 
 struct sim_ev {
 	u64	t;
@@ -1488,13 +1489,48 @@ static void on_forge(struct sim *w, const struct sim_ev *ev)
 	sim_forge_inject(w, fp);
 }
 
+/*
+ * A slow receiver takes packets in one at a time, rx_ns each, and none
+ * during a stall; what finds rx_queue packets waiting is dropped, as a
+ * full socket or ring drops it.  True if @ev was queued or dropped.
+ */
+static bool rx_slow(struct sim *w, struct sim_side *s, const struct sim_ev *ev)
+{
+	const struct sim_wire_cfg *c = &w->cfg->wire;
+	u64 t = w->now > s->rx_free ? w->now : s->rx_free;
+	u8 *b;
+
+	if (!c->rx_ns)
+		return false;
+	if (ev->flags & EVF_TAKEN) {
+		s->rx_queued--;
+		return false;
+	}
+	if (s->rx_queued >= c->rx_queue) {
+		w->res->cnt[SC_RX_OVERFLOW]++;
+		sim_note(w, s->peer->id, ST_LOST, ev->buf[0],
+			 sroce_get_be24(ev->buf + 9), ev->len, 1);
+		return true;
+	}
+	if (c->stall_every_ns && t % c->stall_every_ns < c->stall_ns)
+		t += c->stall_ns - t % c->stall_every_ns;
+	s->rx_free = t + c->rx_ns;
+	s->rx_queued++;
+	b = xmalloc(ev->len);
+	memcpy(b, ev->buf, ev->len);
+	ev_at(w, s->rx_free, EV_DELIVER, s->id, 0, b, ev->len,
+	      ev->flags | EVF_TAKEN);
+	return true;
+}
+
 static void dispatch(struct sim *w, const struct sim_ev *ev)
 {
 	struct sim_side *s = &w->side[ev->side & 1];
 
 	switch (ev->type) {
 	case EV_DELIVER:
-		deliver(w, s, ev);
+		if (!rx_slow(w, s, ev))
+			deliver(w, s, ev);
 		break;
 	case EV_REXMIT:
 		on_rexmit(w, s, ev->gen);
@@ -1662,7 +1698,7 @@ const char *sim_counter_name(enum sim_counter c)
 		"pkts", "wire_bytes", "lost", "duped", "reordered", "corrupt",
 		"forged", "forged_dropped", "retransmits", "timeouts",
 		"rnr_waits", "rx_req", "rx_resp", "acks", "read_resps",
-		"rkey_denied", "rq_empty", "atomics",
+		"rkey_denied", "rq_empty", "atomics", "rx_overflow",
 	};
 	static const char *const ev[SROCE_EV_NR] = {
 		"ev_stale", "ev_ghost", "ev_bad_resp", "ev_seq_nak_rcvd",

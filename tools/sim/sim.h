@@ -77,6 +77,15 @@ struct sim_wire_cfg {
 	u64	jitter_ns;	/* delay is latency +- jitter, uniform */
 	u64	reorder_ns;
 	u32	ps_per_byte;	/* bandwidth: 800 ps/B = 10 Gb/s */
+	/*
+	 * A slow receiver (a starved virtual machine): each packet costs
+	 * rx_ns to take in, at most rx_queue wait (more are dropped), and
+	 * every stall_every_ns it takes nothing for stall_ns.  0: off.
+	 */
+	u64	rx_ns;
+	u32	rx_queue;
+	u64	stall_ns;
+	u64	stall_every_ns;
 };
 
 /* A forged packet: how to derive it from the live state at injection */
@@ -156,6 +165,7 @@ enum sim_counter {
 	SC_RKEY_DENIED,
 	SC_RQ_EMPTY,
 	SC_ATOMICS,		/* atomics carried out by a responder */
+	SC_RX_OVERFLOW,		/* dropped: the slow receiver's queue was full */
 	SC_EV_BASE,		/* + enum sroce_eng_event */
 	SC_NR = SC_EV_BASE + SROCE_EV_NR
 };

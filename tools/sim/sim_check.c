@@ -281,7 +281,7 @@ static bool error_is_legit(const struct sim *w, const struct sim_side *s)
 		return w->p.rq_trickle &&
 		       w->p.rnr_retry != SROCE_RNR_RETRY_INFINITE;
 	if (st == SROCE_WC_RETRY_EXC_ERR)	/* lossy, or behind a dead peer */
-		return c->loss > 0 || c->corrupt > 0 ||
+		return c->loss > 0 || c->corrupt > 0 || c->rx_ns ||
 		       (s->peer->qp_err && s->peer->err_ns < s->err_ns &&
 			error_is_legit(w, s->peer));
 	return false;

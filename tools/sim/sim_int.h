@@ -153,6 +153,9 @@ struct sim_side {
 	bool	want_rsp;
 	bool	rsp_turn;
 	bool	in_pump;
+	/* receive: a slow receiver's queue (sim_wire_cfg.rx_ns) */
+	u64	rx_free;
+	u32	rx_queued;
 };
 
 struct sim_trace {
