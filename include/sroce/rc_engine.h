@@ -59,7 +59,8 @@
 /*
  * Timeout backoff: each retransmit timeout doubles the next, up to 2^this
  * times the QP's timeout, so that a peer stalled for seconds (a busy
- * virtual machine) is waited for before retry_cnt runs out.
+ * virtual machine) is waited for before retry_cnt runs out.  A peer that
+ * answers late keeps the longer timer (see sq_after_progress()).
  */
 #define SROCE_MAX_BACKOFF	6
 
@@ -144,12 +145,15 @@ struct sroce_sq_eng {
 	u32	sent_psn;	/* one past the highest PSN ever sent */
 	u32	ack_psn;	/* highest PSN acknowledged by an ACK */
 	u32	recover_psn;	/* recovering: sent_psn when it rewound */
+	u32	cwnd;		/* PSNs in flight allowed now, 1..window */
 	bool	recovering;
 	u32	reread_idx;	/* READ hole to request before anything */
 	bool	reread_owed;
 	u8	retries_left;
 	u8	rnr_left;
 	u8	backoff;
+	u32	calm;		/* PSNs acknowledged since a timeout or step */
+	bool	probing;	/* a timeout fired; no progress since */
 	bool	rnr_wait;
 	bool	drained_owed;	/* SQ_DRAINED event not given yet */
 	u32	drain_limit;	/* DRAIN: first WQE not to start */

@@ -889,6 +889,58 @@ static void test_send_inv(void)
 	tap_end();
 }
 
+static void test_timeout(void)
+{
+	u64 t14 = sroce_ack_timeout_ns(14);
+	struct sroce_sq_act a;
+
+	tap_begin("engine: a timeout resends one packet; its ACK alone reopens the window");
+	setup(1024);
+	B.rwqes = 1;
+	post(SROCE_WR_SEND, 20000, 0);
+	req_run(&A, 0);
+	CHECK_EQ(nwire[0], 20);
+	nwire[0] = 0;			/* all of it lost */
+	sroce_sq_timeout(&A.sq, &a);
+	CHECK(a.kick && a.timer == SROCE_TIMER_ARM);
+	CHECK_EQ(a.timer_ns, t14 << 1);
+	req_run(&A, 0);
+	CHECK_EQ(nwire[0], 1);		/* the oldest packet, asking an ACK */
+	deliver(&B, 0, 1, -1);
+	deliver(&A, 1, 0, -1);		/* a loss, not a slow peer */
+	CHECK_EQ(A.sq.backoff, 0);
+	CHECK_EQ(A.sq.cwnd, A.sq.window);
+	CHECK_EQ(nwire[0], 19);		/* the rest goes at once */
+	pump(-1);
+	CHECK_EQ(A.sq.comp, 1);
+	CHECK(!memcmp(B.rbuf, A.local[0], 20000));
+	CHECK(sroce_sq_check(&A.sq) && sroce_rq_check(&B.rq));
+	tap_end();
+
+	tap_begin("engine: a peer slower than the timer gets one packet again, keeps the longer timer");
+	setup(1024);
+	B.rwqes = 2;
+	post(SROCE_WR_SEND, 20000, 0);
+	req_run(&A, 0);
+	CHECK_EQ(nwire[0], 20);		/* all still on their way */
+	sroce_sq_timeout(&A.sq, &a);
+	req_run(&A, 0);
+	CHECK_EQ(nwire[0], 21);		/* one resent, not the window */
+	deliver(&B, 0, 1, -1);
+	deliver(&A, 1, 0, -1);		/* ACKs of what it never resent */
+	CHECK_EQ(A.sq.comp, 1);
+	CHECK_EQ(A.sq.backoff, 1);
+	CHECK(B.events & BIT(SROCE_EV_DUP_REQ));
+	/* a window acknowledged with no timeout brings the timer down */
+	post(SROCE_WR_SEND, 70000, 0);
+	pump(-1);
+	CHECK_EQ(A.sq.comp, 2);
+	CHECK_EQ(A.sq.backoff, 0);
+	CHECK(!memcmp(B.rbuf, A.local[1], 70000));
+	CHECK(sroce_sq_check(&A.sq) && sroce_rq_check(&B.rq));
+	tap_end();
+}
+
 static void test_idle(void)
 {
 	struct sroce_wqe wqe[4];
@@ -922,6 +974,7 @@ void test_engine(void)
 	test_long();
 	test_lossless();
 	test_read_loss();
+	test_timeout();
 	test_atomic();
 	test_uc();
 	test_local();

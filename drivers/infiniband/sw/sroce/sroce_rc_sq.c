@@ -157,6 +157,7 @@ void sroce_sq_config(struct sroce_sq_eng *e, u32 mtu, u32 max_rd,
 	if (window > SROCE_MAX_WINDOW)
 		window = SROCE_MAX_WINDOW;
 	e->window = window;
+	e->cwnd = window;
 	/* READs go out in half-window requests, clocked by the window */
 	e->rd_chunk = window / 2 * mtu;
 	e->max_rd = max_rd ? max_rd : 1;
@@ -187,6 +188,8 @@ void sroce_sq_start(struct sroce_sq_eng *e)
 		e->retries_left = e->retry_cnt;
 		e->rnr_left = e->rnr_retry;
 		e->backoff = 0;
+		e->calm = 0;
+		e->probing = false;
 	}
 	if (e->state != SROCE_SQ_ERROR)
 		e->state = SROCE_SQ_RTS;
@@ -458,11 +461,30 @@ static bool sq_ack_through(struct sroce_sq_eng *e, struct sroce_sq_act *act)
 static void sq_after_progress(struct sroce_sq_eng *e, bool progress,
 			      struct sroce_sq_act *act)
 {
-	u32 una = e->una_psn;
+	u32 una = e->una_psn, next = e->next_psn, adv;
+	bool late;
 
 	sq_update_una(e);
+	adv = (u32)sroce_psn_diff(e->una_psn, una);
+	/* acknowledged what was not sent again since a rewind: it was slow */
+	late = e->next_psn != next;
 	/* a partial ACK of a long message opens the window too */
-	progress |= e->una_psn != una;
+	progress |= adv != 0;
+	/* what the peer took makes room for twice as much (slow start) */
+	e->cwnd += adv;
+	if (e->cwnd > e->window)
+		e->cwnd = e->window;
+	if (progress && e->probing) {
+		e->probing = false;
+		if (!late) {
+			/*
+			 * The timeout found a loss, not a slow peer: the
+			 * timer fits, and the whole window may go again.
+			 */
+			e->backoff = 0;
+			e->cwnd = e->window;
+		}
+	}
 	if (e->recovering && sroce_psn_diff(e->una_psn, e->recover_psn) >= 0)
 		e->recovering = false;
 	/*
@@ -480,7 +502,17 @@ static void sq_after_progress(struct sroce_sq_eng *e, bool progress,
 	if (progress) {
 		e->retries_left = e->retry_cnt;
 		e->rnr_left = e->rnr_retry;
-		e->backoff = 0;
+		/*
+		 * The timer comes down a step per window acknowledged with
+		 * no timeout: a peer slower than the QP's timeout (a
+		 * starved virtual machine) keeps a timer it can meet, and
+		 * is not sent a window again every round trip.
+		 */
+		e->calm += adv;
+		if (e->backoff && e->calm >= e->window) {
+			e->backoff--;
+			e->calm = 0;
+		}
 		act->kick = true;
 	}
 	if (!sq_in_flight(e))
@@ -523,6 +555,18 @@ u32 sroce_sq_reads_out(const struct sroce_sq_eng *e)
 }
 
 /* ---- requester ---- */
+
+/*
+ * May a request of @cost PSNs go out?  No more than cwnd PSNs in flight,
+ * except that one request may always go when none is: a READ request
+ * spans up to half a window, which a cwnd cut by a timeout may not hold.
+ */
+static bool sq_room(const struct sroce_sq_eng *e, u32 cost)
+{
+	u32 out = (u32)sroce_psn_diff(e->next_psn, e->una_psn);
+
+	return !out || out + cost <= e->cwnd;
+}
 
 /* The request of atomic @w (sent first or again: always the same) */
 static void req_atomic_fill(const struct sroce_wqe *w, struct sroce_tx_req *tx)
@@ -579,7 +623,7 @@ static enum sroce_req_verdict req_read(struct sroce_sq_eng *e,
 	cost = sq_npkts(e, len);
 	if (!resend && sroce_sq_reads_out(e) >= e->max_rd)
 		return SROCE_REQ_IDLE;
-	if ((u32)sroce_psn_diff(e->next_psn, e->una_psn) + cost > e->window)
+	if (!sq_room(e, cost))
 		return SROCE_REQ_IDLE;
 
 	tx->opcode = sroce_rc_req_opcode(SROCE_WR_READ, true, true);
@@ -607,7 +651,7 @@ static enum sroce_req_verdict req_atomic(struct sroce_sq_eng *e,
 {
 	if (!resend && sroce_sq_reads_out(e) >= e->max_rd)
 		return SROCE_REQ_IDLE;
-	if ((u32)sroce_psn_diff(e->next_psn, e->una_psn) + 1 > e->window)
+	if (!sq_room(e, 1))
 		return SROCE_REQ_IDLE;
 	req_atomic_fill(w, tx);
 	e->next_psn = sroce_psn_add(e->next_psn, 1);
@@ -625,13 +669,18 @@ static enum sroce_req_verdict req_data(struct sroce_sq_eng *e,
 	if (len > e->mtu)
 		len = e->mtu;
 	last = e->req_off + len == w->length;
-	if ((u32)sroce_psn_diff(e->next_psn, e->una_psn) + 1 > e->window)
+	if (!sq_room(e, 1))
 		return SROCE_REQ_IDLE;
 
 	tx->opcode = sroce_rc_req_opcode(w->kind, first, last);
 	tx->se = last && (w->flags & SROCE_WQE_SOLICITED);
-	/* An ACK twice per window keeps the window open */
-	tx->ackreq = last || !(e->next_psn % (e->window / 2));
+	/*
+	 * An ACK twice per window keeps the window open; after a timeout,
+	 * one for the packet that fills cwnd lets it grow.
+	 */
+	tx->ackreq = last || !(e->next_psn % (e->window / 2)) ||
+		     (e->cwnd < e->window &&
+		      (u32)sroce_psn_diff(e->next_psn, e->una_psn) + 1 >= e->cwnd);
 	if (e->uc) {
 		/* the same opcode numbers, in the UC range; nothing ACKed */
 		tx->opcode = (tx->opcode & ~SROCE_TRANSPORT_MASK) |
@@ -1029,6 +1078,15 @@ void sroce_sq_timeout(struct sroce_sq_eng *e, struct sroce_sq_act *act)
 		sq_error(e, SROCE_WC_RETRY_EXC_ERR, act);
 		return;
 	}
+	/*
+	 * Resend one packet, not the window: a peer that is only slow (a
+	 * starved virtual machine) has the rest queued already, and its
+	 * ACK of this one says so; a window resent per timeout is what
+	 * keeps it slow.  sq_after_progress() tells the two apart.
+	 */
+	e->cwnd = 1;
+	e->calm = 0;
+	e->probing = true;
 	if (e->backoff < SROCE_MAX_BACKOFF)
 		e->backoff++;
 	sq_rewind(e, e->una_psn, &act->events);
@@ -1072,6 +1130,7 @@ bool sroce_sq_check(const struct sroce_sq_eng *e)
 	bad |= SROCE_ENGINE_WARN((u32)sroce_psn_diff(e->sent_psn, e->una_psn) >
 				e->window);
 	bad |= SROCE_ENGINE_WARN(sroce_psn_diff(e->ack_psn, e->sent_psn) >= 0);
+	bad |= SROCE_ENGINE_WARN(!e->cwnd || e->cwnd > e->window);
 	if (e->comp != e->fetch) {
 		const struct sroce_wqe *w = sq_wqe(e, e->comp);
 
