@@ -152,8 +152,9 @@ struct sroce_sq_eng {
 	u8	retries_left;
 	u8	rnr_left;
 	u8	backoff;
-	u32	calm;		/* PSNs acknowledged since a timeout or step */
+	u32	probe_psn;	/* sent_psn at the last timeout */
 	bool	probing;	/* a timeout fired; no progress since */
+	bool	late;		/* ... and was answered past the resend */
 	bool	rnr_wait;
 	bool	drained_owed;	/* SQ_DRAINED event not given yet */
 	u32	drain_limit;	/* DRAIN: first WQE not to start */

@@ -893,6 +893,8 @@ static void test_timeout(void)
 {
 	u64 t14 = sroce_ack_timeout_ns(14);
 	struct sroce_sq_act a;
+	int rounds;
+	u32 i;
 
 	tap_begin("engine: a timeout resends one packet; its ACK alone reopens the window");
 	setup(1024);
@@ -917,7 +919,7 @@ static void test_timeout(void)
 	CHECK(sroce_sq_check(&A.sq) && sroce_rq_check(&B.rq));
 	tap_end();
 
-	tap_begin("engine: a peer slower than the timer gets one packet again, keeps the longer timer");
+	tap_begin("engine: a peer slower than the timer gets one packet again, keeps the longer timer until new data is acknowledged");
 	setup(1024);
 	B.rwqes = 2;
 	post(SROCE_WR_SEND, 20000, 0);
@@ -931,12 +933,70 @@ static void test_timeout(void)
 	CHECK_EQ(A.sq.comp, 1);
 	CHECK_EQ(A.sq.backoff, 1);
 	CHECK(B.events & BIT(SROCE_EV_DUP_REQ));
-	/* a window acknowledged with no timeout brings the timer down */
-	post(SROCE_WR_SEND, 70000, 0);
+	/* data first sent after the timeout, acknowledged: the timer comes down */
+	post(SROCE_WR_SEND, 7000, 0);
 	pump(-1);
 	CHECK_EQ(A.sq.comp, 2);
 	CHECK_EQ(A.sq.backoff, 0);
-	CHECK(!memcmp(B.rbuf, A.local[1], 70000));
+	CHECK(!memcmp(B.rbuf, A.local[1], 7000));
+	CHECK(sroce_sq_check(&A.sq) && sroce_rq_check(&B.rq));
+	tap_end();
+
+	tap_begin("engine: a late peer holding a window gets a few packets again, not the window");
+	setup(1024);				/* window 64 */
+	B.rwqes = 1;
+	post(SROCE_WR_SEND, 65536, 0);
+	req_run(&A, 0);
+	CHECK_EQ(nwire[0], 64);
+	sroce_sq_timeout(&A.sq, &a);
+	req_run(&A, 0);
+	deliver(&B, 0, 1, -1);			/* it takes all 65 at last */
+	{
+		int acks = nwire[1], j, resent = 0;
+		static struct pkt save[16];
+
+		CHECK(acks <= 16);
+		for (j = 0; j < acks && j < 16; j++)
+			save[j] = wire[1][j];
+		for (j = 0; j < acks && j < 16; j++) {
+			wire[1][0] = save[j];	/* one ACK at a time */
+			nwire[1] = 1;
+			deliver(&A, 1, 0, -1);
+		}
+		/* a few per ACK, not what the ACKs had yet to reach (63) */
+		resent = nwire[0];
+		CHECK(resent < 20);
+	}
+	CHECK_EQ(A.sq.comp, 1);
+	CHECK_EQ(A.sq.backoff, 1);
+	pump(-1);
+	CHECK(!memcmp(B.rbuf, A.local[0], 65536));
+	CHECK(sroce_sq_check(&A.sq) && sroce_rq_check(&B.rq));
+	tap_end();
+
+	tap_begin("engine: READ responses after a timeout do not each ask for the rest again");
+	setup(1024);
+	B.rwqes = 2;
+	for (i = 0; i < 70000; i++)
+		B.mem[100000 + i] = (u8)(i * 3);
+	post(SROCE_WR_SEND, 3000, 0);
+	post(SROCE_WR_READ, 70000, 100000);
+	post(SROCE_WR_FETCH_ADD, 8, 64);
+	post(SROCE_WR_SEND, 5000, 0);
+	req_run(&A, 0);
+	nwire[0] = 0;				/* all of it lost */
+	sroce_sq_timeout(&A.sq, &a);
+	for (rounds = 0; rounds < 100 && A.sq.comp != 4; rounds++) {
+		req_run(&A, 0);
+		/* at most the window's requests, never one per response */
+		CHECK(nwire[0] <= 16);
+		if (!nwire[0])
+			break;
+		deliver(&B, 0, 1, -1);
+		deliver(&A, 1, 0, -1);
+	}
+	CHECK_EQ(A.sq.comp, 4);
+	CHECK(!memcmp(A.local[1], B.mem + 100000, 70000));
 	CHECK(sroce_sq_check(&A.sq) && sroce_rq_check(&B.rq));
 	tap_end();
 }

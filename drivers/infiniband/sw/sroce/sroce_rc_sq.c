@@ -188,8 +188,8 @@ void sroce_sq_start(struct sroce_sq_eng *e)
 		e->retries_left = e->retry_cnt;
 		e->rnr_left = e->rnr_retry;
 		e->backoff = 0;
-		e->calm = 0;
 		e->probing = false;
+		e->late = false;
 	}
 	if (e->state != SROCE_SQ_ERROR)
 		e->state = SROCE_SQ_RTS;
@@ -458,33 +458,62 @@ static bool sq_ack_through(struct sroce_sq_eng *e, struct sroce_sq_act *act)
 	return progress;
 }
 
+/*
+ * Is una inside a READ request whose responses are still coming (not at
+ * the end of one)?  They come one by one: each is no sign of a loss.
+ */
+static bool sq_head_mid_read(const struct sroce_sq_eng *e)
+{
+	const struct sroce_wqe *w = sq_wqe(e, e->comp);
+
+	if (e->comp == e->fetch || !wqe_started(w) || !w->npkts ||
+	    !wqe_has_resp(w) || wqe_atomic(w))
+		return false;
+	return w->rd_done % e->rd_chunk && w->rd_done != w->rd_reread_end;
+}
+
 static void sq_after_progress(struct sroce_sq_eng *e, bool progress,
 			      struct sroce_sq_act *act)
 {
 	u32 una = e->una_psn, next = e->next_psn, adv;
-	bool late;
 
 	sq_update_una(e);
 	adv = (u32)sroce_psn_diff(e->una_psn, una);
-	/* acknowledged what was not sent again since a rewind: it was slow */
-	late = e->next_psn != next;
 	/* a partial ACK of a long message opens the window too */
 	progress |= adv != 0;
-	/* what the peer took makes room for twice as much (slow start) */
-	e->cwnd += adv;
-	if (e->cwnd > e->window)
-		e->cwnd = e->window;
 	if (progress && e->probing) {
 		e->probing = false;
-		if (!late) {
-			/*
-			 * The timeout found a loss, not a slow peer: the
-			 * timer fits, and the whole window may go again.
-			 */
+		/*
+		 * Only what was sent again is acknowledged: the timeout
+		 * found a loss.  The timer fits, and the whole window may
+		 * go again.  Otherwise the peer is slower than the timer
+		 * (or an ACK was lost): "late", below.
+		 */
+		e->late = e->next_psn != next;
+		if (!e->late) {
 			e->backoff = 0;
 			e->cwnd = e->window;
 		}
 	}
+	if (e->late && sroce_psn_diff(e->una_psn, e->probe_psn) > 0) {
+		/*
+		 * Something first sent after the timeout is acknowledged:
+		 * the timer may come down (Karn).  Until then it stays,
+		 * so that a peer slower than the QP's timeout (a starved
+		 * virtual machine) is not sent a window every round trip.
+		 */
+		e->late = false;
+		e->backoff = 0;
+	}
+	/*
+	 * What the peer took makes room for twice as much (slow start);
+	 * while a late peer works off what it holds, one more per ACK:
+	 * go-back-N resends from una what the ACKs have not reached yet.
+	 */
+	e->cwnd += e->late && sroce_psn_before(e->una_psn, e->probe_psn) ?
+		   !!adv : adv;
+	if (e->cwnd > e->window)
+		e->cwnd = e->window;
 	if (e->recovering && sroce_psn_diff(e->una_psn, e->recover_psn) >= 0)
 		e->recovering = false;
 	/*
@@ -492,27 +521,18 @@ static void sq_after_progress(struct sroce_sq_eng *e, bool progress,
 	 * follows una arrived before it did, out of order, and was dropped
 	 * (the responder NAKs a gap once).  Resend it now rather than wait
 	 * for the timer: a reordering wire would otherwise cost a timeout
-	 * per packet.
+	 * per packet.  Not inside a READ request: its responses come one
+	 * by one, and asking for the rest at each would multiply them.
 	 */
 	if (e->recovering && e->una_psn != una &&
-	    e->next_psn == e->sent_psn && sq_in_flight(e)) {
+	    e->next_psn == e->sent_psn && sq_in_flight(e) &&
+	    !sq_head_mid_read(e)) {
 		sq_rewind(e, e->una_psn, &act->events);
 		act->kick = true;
 	}
 	if (progress) {
 		e->retries_left = e->retry_cnt;
 		e->rnr_left = e->rnr_retry;
-		/*
-		 * The timer comes down a step per window acknowledged with
-		 * no timeout: a peer slower than the QP's timeout (a
-		 * starved virtual machine) keeps a timer it can meet, and
-		 * is not sent a window again every round trip.
-		 */
-		e->calm += adv;
-		if (e->backoff && e->calm >= e->window) {
-			e->backoff--;
-			e->calm = 0;
-		}
 		act->kick = true;
 	}
 	if (!sq_in_flight(e))
@@ -1085,8 +1105,9 @@ void sroce_sq_timeout(struct sroce_sq_eng *e, struct sroce_sq_act *act)
 	 * keeps it slow.  sq_after_progress() tells the two apart.
 	 */
 	e->cwnd = 1;
-	e->calm = 0;
 	e->probing = true;
+	e->late = false;
+	e->probe_psn = e->sent_psn;
 	if (e->backoff < SROCE_MAX_BACKOFF)
 		e->backoff++;
 	sq_rewind(e, e->una_psn, &act->events);
