@@ -37,8 +37,19 @@ run() {
 		ktap_ok "$name"
 	else
 		ktap_fail "$name (exit $?)"
-		tail -n 15 /tmp/app.log | sed 's/^/#   /'
+		app_failed
 	fi
+}
+
+# What a failed program said: its error lines (stderr comes before the
+# buffered stdout in the log), its last lines, and sroce's counters.
+app_failed() {
+	grep -aiE 'error|fail|exceed|couldn|unable|timeout|status' /tmp/app.log |
+		head -n 5 | sed 's/^/#   /'
+	tail -n 15 /tmp/app.log | sed 's/^/#   /'
+	[ "$dev" = sroce0 ] &&
+		diag "counters: $(rdma statistic show link sroce0/1 | tr -s ' ')"
+	return 0
 }
 
 for srv in a b; do
@@ -70,7 +81,7 @@ cm() {
 		ktap_ok "$2"
 	else
 		ktap_fail "$2"
-		tail -n 15 /tmp/app.log | sed 's/^/#   /'
+		app_failed
 	fi
 }
 peer=$SROCE_PEER_IP

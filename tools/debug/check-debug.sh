@@ -40,6 +40,12 @@ KVER=$(cat "$KOUT/kernelrelease")
 # no no5lvl parameter: the guests get a CPU without LA57, four levels
 # being what Debian's kernels use on most hosts.
 export SROCE_TCG_CPU=max,la57=off
+# KASAN reports only its first bad access unless told otherwise: a known
+# report of another driver (vm.sh's KNOWN) must not hide one of ours.
+export SROCE_APPEND="${SROCE_APPEND:-} kasan_multi_shot"
+# KASAN's shadow and quarantine and the debug objects' pool need room: at
+# 1 GiB a guest ran debug objects out of memory ("ODEBUG: Out of memory").
+export SROCE_MIN_MEM=${SROCE_MIN_MEM:-2048}
 # KASAN under TCG is slow: give each guest twice the usual time.
 export SROCE_TEST_TIMEOUT=${SROCE_TEST_TIMEOUT:-1200}
 # shellcheck disable=SC2086

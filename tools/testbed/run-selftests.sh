@@ -57,6 +57,8 @@ for line in "${sel[@]}"; do
 	[ "$topo" = pair ] && opt=(--pair)
 	# A test may ask for more guest memory with a "# memory: MiB" line.
 	mem=$(sed -n 's/^# memory: \([0-9]*\)$/\1/p' "selftests/$t")
+	# ... and SROCE_MIN_MEM raises every guest's (check-debug sets it).
+	[ "${mem:-0}" -lt "${SROCE_MIN_MEM:-0}" ] && mem=$SROCE_MIN_MEM
 	[ -n "$mem" ] && opt+=(-m "$mem")
 	# ... and more time with "# timeout: SECONDS" (a safety net, which
 	# a test's verdict never depends on).

@@ -127,11 +127,28 @@ start_guest() { # host role ip peer_ip cpus my_port peer_port
 # kernel's boot banner ("RCU lockdep checking is enabled") is no report.
 BAD='WARNING:|BUG:|Oops|kernel BUG|general protection|refcount_t:|list_del corruption|list_add corruption|possible circular locking|INFO: trying to register non-static key|DEBUG_LOCKS_WARN_ON|turning off the locking correctness validator|KASAN|UBSAN|Kernel panic|blocked for more than|rcu.*stall|unregister_netdevice: waiting|unreferenced object|ODEBUG'
 
+# Reports of bugs in other drivers, known and understood, that do not
+# fail a test: each is named in the output. Keep this list short and each
+# entry exact.
+#  - rdma_rxe in 6.1: rxe_mr_copy() steps to the next map of an MR's map
+#    array (256 pages a map) after each map's last page, even when
+#    nothing is left to copy, so a copy that ends at the end of an MR of
+#    256 * n pages reads one pointer past the array (a kmalloc-8 object
+#    for one map). A peer's Send that fills such a receive buffer does it
+#    (copy_data() from rxe_responder()); the interop tests' perftest runs
+#    do. KASAN then turns lockdep off in that guest: the rxe one, sroce
+#    runs in the other.
+KNOWN='BUG: KASAN: slab-out-of-bounds in rxe_mr_copy\+'
+
 check_kernel_log() { # dir
 	local f hits=0
 	for f in "$1/console.log" "$1/dmesg.txt" "$1/kmemleak.txt"; do
 		[ -f "$f" ] || continue
-		if grep -aEq "$BAD" "$f"; then
+		if grep -aE "$BAD" "$f" | grep -aEq "$KNOWN"; then
+			echo "# known report in $f, not ours (see KNOWN in vm.sh):"
+			grep -aE "$KNOWN" "$f" | head -n 3 | sed 's/^/#   /'
+		fi
+		if grep -aE "$BAD" "$f" | grep -aEvq "$KNOWN"; then
 			echo "# kernel log $f:"
 			grep -aE -A3 "$BAD" "$f" | head -n 40 | sed 's/^/#   /'
 			hits=1
