@@ -893,6 +893,7 @@ static void test_timeout(void)
 {
 	u64 t14 = sroce_ack_timeout_ns(14);
 	struct sroce_sq_act a;
+	static struct pkt rnr;
 	int rounds;
 	u32 i;
 
@@ -971,6 +972,38 @@ static void test_timeout(void)
 	CHECK_EQ(A.sq.backoff, 1);
 	pump(-1);
 	CHECK(!memcmp(B.rbuf, A.local[0], 65536));
+	CHECK(sroce_sq_check(&A.sq) && sroce_rq_check(&B.rq));
+	tap_end();
+
+	tap_begin("engine: an RNR NAK behind an unanswered atomic, after a timeout: still live");
+	setup(1024);
+	post_atomic(SROCE_WR_FETCH_ADD, 64, 1, 0);
+	post(SROCE_WR_SEND, 500, 0);
+	req_run(&A, 0);
+	deliver(&B, 0, 1, -1);		/* no receive WQE: RNR NAK */
+	CHECK_EQ(nwire[1], 2);
+	rnr = wire[1][1];
+	nwire[1] = 0;			/* ATOMIC ACK lost, the NAK late */
+	B.rwqes = 1;
+	sroce_sq_timeout(&A.sq, &a);
+	req_run(&A, 0);
+	nwire[0] = 0;			/* the atomic sent again: lost */
+	wire[1][0] = rnr;
+	nwire[1] = 1;
+	deliver(&A, 1, 0, -1);
+	CHECK(A.sq.rnr_wait);
+	sroce_sq_rnr_done(&A.sq, &a);
+	req_run(&A, 0);
+	/* the Send goes, or at least a timer runs: never stuck */
+	CHECK(nwire[0] || a.timer == SROCE_TIMER_ARM);
+	for (rounds = 0; rounds < 8 && A.sq.comp != 2; rounds++) {
+		pump(-1);
+		if (A.sq.comp != 2)
+			sroce_sq_timeout(&A.sq, &a);
+	}
+	CHECK_EQ(A.sq.comp, 2);
+	CHECK_EQ(B.atomics, 1);
+	CHECK_EQ(get64(A.local[0]), 0);
 	CHECK(sroce_sq_check(&A.sq) && sroce_rq_check(&B.rq));
 	tap_end();
 

@@ -157,7 +157,9 @@ void sroce_sq_config(struct sroce_sq_eng *e, u32 mtu, u32 max_rd,
 	if (window > SROCE_MAX_WINDOW)
 		window = SROCE_MAX_WINDOW;
 	e->window = window;
-	e->cwnd = window;
+	/* a modify_qp while WQEs are under way keeps a cut cwnd */
+	if (!sq_started(e) || e->cwnd > window)
+		e->cwnd = window;
 	/* READs go out in half-window requests, clocked by the window */
 	e->rd_chunk = window / 2 * mtu;
 	e->max_rd = max_rd ? max_rd : 1;
@@ -459,8 +461,8 @@ static bool sq_ack_through(struct sroce_sq_eng *e, struct sroce_sq_act *act)
 }
 
 /*
- * Is una inside a READ request whose responses are still coming (not at
- * the end of one)?  They come one by one: each is no sign of a loss.
+ * Is una inside a READ chunk whose responses are still coming (not at the
+ * end of one)?  They come one by one: each is no sign of a loss.
  */
 static bool sq_head_mid_read(const struct sroce_sq_eng *e)
 {
@@ -469,7 +471,7 @@ static bool sq_head_mid_read(const struct sroce_sq_eng *e)
 	if (e->comp == e->fetch || !wqe_started(w) || !w->npkts ||
 	    !wqe_has_resp(w) || wqe_atomic(w))
 		return false;
-	return w->rd_done % e->rd_chunk && w->rd_done != w->rd_reread_end;
+	return w->rd_done % e->rd_chunk;
 }
 
 static void sq_after_progress(struct sroce_sq_eng *e, bool progress,
@@ -856,6 +858,7 @@ static void comp_ack(struct sroce_sq_eng *e, const struct sroce_pkt *pkt,
 	u32 psn = pkt->hdr.bth.psn;
 	s32 lo = what == SROCE_ACK_COMPLETE_UP_TO_PSN ? -1 : 0;
 	bool progress;
+	u32 out;
 
 	if (sroce_psn_diff(psn, e->una_psn) < lo) {
 		ev(&act->events, SROCE_EV_STALE);
@@ -889,6 +892,10 @@ static void comp_ack(struct sroce_sq_eng *e, const struct sroce_pkt *pkt,
 			return;
 		}
 		sq_rewind(e, psn, &act->events);
+		/* not congestion: what the NAK asks for may go at once */
+		out = (u32)sroce_psn_diff(e->next_psn, e->una_psn);
+		if (e->cwnd <= out)
+			e->cwnd = out + 1 < e->window ? out + 1 : e->window;
 		e->rnr_wait = true;
 		act->timer = SROCE_TIMER_RNR;
 		act->timer_ns = (u64)sroce_rnr_timer_us(sroce_syndrome_value(syn)) *
@@ -1123,6 +1130,13 @@ void sroce_sq_rnr_done(struct sroce_sq_eng *e, struct sroce_sq_act *act)
 		return;
 	e->rnr_wait = false;
 	act->kick = true;
+	/*
+	 * The RNR NAK stopped the retransmit timer.  What it asks for may
+	 * not fit in cwnd (a READ hole below it still counts): keep a
+	 * timer running whenever something is in flight.
+	 */
+	if (sq_in_flight(e))
+		sq_arm(e, act, SROCE_TIMER_ARM);
 }
 
 bool sroce_sq_check(const struct sroce_sq_eng *e)

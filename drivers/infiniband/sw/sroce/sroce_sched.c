@@ -159,9 +159,12 @@ void sroce_rnr_timer(struct timer_list *t)
 	struct sroce_qp *qp = from_timer(qp, t, rnr_timer);
 	struct sroce_sq_act act;
 	unsigned long flags;
+	u32 comp;
 
 	spin_lock_irqsave(&qp->lock, flags);
+	comp = qp->sq_eng.comp;
 	sroce_sq_rnr_done(&qp->sq_eng, &act);
+	sroce_sq_apply(qp, comp, &act);
 	sroce_qp_unlock(qp, flags);
 	if (act.kick)
 		sroce_qp_kick(qp);
