@@ -578,6 +578,12 @@ u32 sroce_sq_reads_out(const struct sroce_sq_eng *e)
 
 /* ---- requester ---- */
 
+/* PSNs sent and not yet acknowledged */
+static u32 sq_out(const struct sroce_sq_eng *e)
+{
+	return (u32)sroce_psn_diff(e->next_psn, e->una_psn);
+}
+
 /*
  * May a request of @cost PSNs go out?  No more than cwnd PSNs in flight,
  * except that one request may always go when none is: a READ request
@@ -585,7 +591,7 @@ u32 sroce_sq_reads_out(const struct sroce_sq_eng *e)
  */
 static bool sq_room(const struct sroce_sq_eng *e, u32 cost)
 {
-	u32 out = (u32)sroce_psn_diff(e->next_psn, e->una_psn);
+	u32 out = sq_out(e);
 
 	return !out || out + cost <= e->cwnd;
 }
@@ -702,7 +708,7 @@ static enum sroce_req_verdict req_data(struct sroce_sq_eng *e,
 	 */
 	tx->ackreq = last || !(e->next_psn % (e->window / 2)) ||
 		     (e->cwnd < e->window &&
-		      (u32)sroce_psn_diff(e->next_psn, e->una_psn) + 1 >= e->cwnd);
+		      sq_out(e) + 1 >= e->cwnd);
 	if (e->uc) {
 		/* the same opcode numbers, in the UC range; nothing ACKed */
 		tx->opcode = (tx->opcode & ~SROCE_TRANSPORT_MASK) |
@@ -893,7 +899,7 @@ static void comp_ack(struct sroce_sq_eng *e, const struct sroce_pkt *pkt,
 		}
 		sq_rewind(e, psn, &act->events);
 		/* not congestion: what the NAK asks for may go at once */
-		out = (u32)sroce_psn_diff(e->next_psn, e->una_psn);
+		out = sq_out(e);
 		if (e->cwnd <= out)
 			e->cwnd = out + 1 < e->window ? out + 1 : e->window;
 		e->rnr_wait = true;
