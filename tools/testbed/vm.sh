@@ -17,7 +17,8 @@
 # kernel (default: newest /boot/vmlinuz-*-amd64). SROCE_KERNEL (a
 # bzImage) and SROCE_MODBASE (a directory holding lib/modules/KVER) boot
 # another kernel, such as make check-debug's; SROCE_APPEND adds to its
-# command line, SROCE_TCG_CPU replaces TCG's CPU model (max).
+# command line, SROCE_TCG_CPU replaces TCG's CPU model (max), and
+# SROCE_DEBUG_KERNEL=1 tells the scripts they run on a debug kernel.
 #
 # Each guest sees the host's root read-only with a tmpfs overlay, so the
 # host's rdma-core/perftest and this tree's freshly built module are
@@ -106,6 +107,7 @@ start_guest() { # host role ip peer_ip cpus my_port peer_port
 	export SROCE_OUT=/tmp/sroce-out/$host SROCE_SYNC=/tmp/sroce-out
 	export SROCE_GUEST_TIMEOUT=$TIMEOUT
 	export SROCE_MODBASE='$MODBASE'
+	export SROCE_DEBUG_KERNEL='${SROCE_DEBUG_KERNEL:-}'
 	ENV
 	timeout -s KILL $((TIMEOUT + 120)) \
 	qemu-system-x86_64 "${ACCEL[@]}" -machine q35 -smp "$cpus" -m "$MEM" \
