@@ -11,7 +11,10 @@
  * overflows a one-entry CQ, whose IB_EVENT_CQ_ERR handler must run in
  * process context; work requests with a total length over 2 GiB, a
  * negative SGE count, or inline SGE lengths whose sum wraps 32 bits are
- * refused by ib_post_send() before anything is copied. Buffers are kmalloc()
+ * refused by ib_post_send() before anything is copied. A third pair
+ * receives through an SRQ posted with ib_post_srq_recv(). SRQs and PDs
+ * are created until the device refuses one, which must happen exactly
+ * at the limits query_device reports. Buffers are kmalloc()
  * memory addressed by kernel virtual address, as virtual DMA devices
  * expect. It prints KTAP lines prefixed "sroce_kverbs_test:" and fails to
  * load (-EIO) if any check failed, so "insmod" itself reports the result.
@@ -19,6 +22,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/delay.h>
+#include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/slab.h>
 #include <rdma/ib_cache.h>
@@ -29,6 +33,7 @@ module_param(dev, charp, 0444);
 MODULE_PARM_DESC(dev, "RDMA device to test");
 
 #define BUF_LEN		(256 * 1024)
+#define KT_SRQ_MAX	8	/* receives kt_srq() posts at most */
 /*
  * How long to wait for a completion or an event: a safety net, never
  * the thing tested. A KASAN guest on a busy 2-core host can take tens
@@ -41,7 +46,8 @@ struct kt {
 	struct ib_pd *pd;
 	struct ib_cq *cq;
 	struct ib_cq *small_cq;		/* one entry, for the overflow */
-	struct ib_qp *qp[4];		/* 0-1 connected, 2-3 connected */
+	struct ib_qp *qp[6];		/* 0-1, 2-3, 4-5 connected */
+	struct ib_srq *srq;		/* qp[4] receives from it */
 	u8 *buf[2];
 	int gid_index;
 	union ib_gid gid;
@@ -368,6 +374,159 @@ static void kt_post_refused(struct kt *t)
 	      "inline SGE lengths summing past 2^32 refused with -EINVAL");
 }
 
+/*
+ * Kernel SRQs: two receives posted with ib_post_srq_recv(), taken in
+ * order by two Sends to a QP that has no receive queue of its own; a
+ * post beyond the SRQ's size is refused.
+ */
+static void kt_srq(struct kt *t, struct ib_qp_init_attr *qpa)
+{
+	struct ib_srq_init_attr sa = { .attr = { .max_wr = 2, .max_sge = 1 } };
+	struct ib_sge rs[KT_SRQ_MAX + 1], ss[2];
+	struct ib_recv_wr rwr[KT_SRQ_MAX + 1];
+	struct ib_send_wr swr[2];
+	const struct ib_recv_wr *bad = NULL;
+	struct ib_qp_init_attr a = *qpa;
+	struct ib_wc wc[4] = {};
+	u32 i, n, part, len[2];
+	int got = 0, err;
+	bool good;
+
+	t->srq = ib_create_srq(t->pd, &sa);
+	if (IS_ERR(t->srq)) {
+		kt_ok(t, false, "a kernel SRQ");
+		return;
+	}
+	/* At least what was asked for, rounded up as the device likes. */
+	n = sa.attr.max_wr;
+	if (n < 2 || n > KT_SRQ_MAX) {
+		kt_ok(t, false, "kernel SRQ of 2 receives reports 2..8");
+		return;
+	}
+	a.srq = t->srq;
+	a.cap.max_recv_wr = 0;
+	a.cap.max_recv_sge = 0;
+	t->qp[4] = ib_create_qp(t->pd, &a);
+	t->qp[5] = ib_create_qp(t->pd, qpa);
+	if (IS_ERR(t->qp[4]) || IS_ERR(t->qp[5])) {
+		kt_ok(t, false, "an RC QP on the SRQ and its peer");
+		return;
+	}
+	err = kt_connect(t, 4, 5) ?: kt_connect(t, 5, 4);
+	kt_ok(t, !err, "QP on an SRQ connected");
+	if (err)
+		return;
+
+	/* n receives, each its part of buf[1], in one chain; then one more */
+	part = BUF_LEN / (n + 1);
+	len[0] = part - 1000;
+	len[1] = part - 7;
+	memset(t->buf[1], 0, BUF_LEN);
+	for (i = 0; i <= n; i++) {
+		rs[i] = kt_sge(t, 1, i * part, part);
+		rwr[i] = (struct ib_recv_wr){ .wr_id = 20 + i,
+					      .sg_list = &rs[i], .num_sge = 1,
+					      .next = i + 1 < n ? &rwr[i + 1] :
+								  NULL };
+	}
+	err = ib_post_srq_recv(t->srq, &rwr[0], &bad);
+	kt_ok(t, !err, "ib_post_srq_recv, as many receives as the SRQ holds");
+	bad = NULL;
+	err = ib_post_srq_recv(t->srq, &rwr[n], &bad);
+	kt_ok(t, err == -ENOMEM && bad == &rwr[n],
+	      "a receive beyond the SRQ's size refused with -ENOMEM");
+
+	for (i = 0; i < 2; i++) {
+		kt_fill(t->buf[0] + i * part, len[i], 40 + i);
+		ss[i] = kt_sge(t, 0, i * part, len[i]);
+		swr[i] = (struct ib_send_wr){ .wr_id = 30 + i,
+					      .sg_list = &ss[i], .num_sge = 1,
+					      .opcode = IB_WR_SEND,
+					      .send_flags = IB_SEND_SIGNALED,
+					      .next = i ? NULL : &swr[1] };
+	}
+	good = !ib_post_send(t->qp[5], &swr[0], NULL) && kt_poll(t, 4, wc);
+	for (i = 0; good && i < 4; i++) {
+		u64 k = wc[i].wr_id - 20;
+
+		if (wc[i].wr_id >= 30)
+			continue;
+		/* In posting order: the first Send into the first WQE. */
+		good = k < 2 && wc[i].qp == t->qp[4] &&
+		       wc[i].opcode == IB_WC_RECV && wc[i].byte_len == len[k] &&
+		       !memcmp(t->buf[0] + k * part, t->buf[1] + k * part,
+			       len[k]) &&
+		       !t->buf[1][k * part + len[k]];
+		got++;
+	}
+	kt_ok(t, good && got == 2,
+	      "two sends received through the SRQ in order, compared");
+}
+
+/*
+ * Create SRQs, then PDs, until the device refuses one: it must refuse
+ * with -ENOMEM, and not before the limit query_device reports (the RDMA
+ * core holds a PD of its own per port for MADs, and this test one). One
+ * freed makes room for one more.
+ */
+static void kt_limits(struct kt *t)
+{
+	const struct ib_device_attr *da = &t->ibdev->attrs;
+	struct ib_srq_init_attr sa = { .attr = { .max_wr = 1, .max_sge = 1 } };
+	int cap = max(da->max_srq, da->max_pd) + 1;
+	void **obj;
+	int n, had, err;
+
+	obj = kvcalloc(cap, sizeof(*obj), GFP_KERNEL);
+	if (!obj) {
+		kt_ok(t, false, "memory for the limits test");
+		return;
+	}
+	for (n = 0; n < cap; n++) {
+		obj[n] = ib_create_srq(t->pd, &sa);
+		if (IS_ERR(obj[n]))
+			break;
+	}
+	err = n < cap ? PTR_ERR(obj[n]) : 0;
+	/* kt_srq's SRQ is one more */
+	had = !IS_ERR_OR_NULL(t->srq);
+	kt_ok(t, err == -ENOMEM && n + had == da->max_srq,
+	      "SRQs refused with -ENOMEM at max_srq, not before");
+	if (n + had != da->max_srq || err != -ENOMEM)
+		pr_info("# %d SRQs created, max_srq %d, error %d\n", n + had,
+			da->max_srq, err);
+	if (n > 0) {
+		ib_destroy_srq(obj[--n]);
+		obj[n] = ib_create_srq(t->pd, &sa);
+		kt_ok(t, !IS_ERR(obj[n]), "one SRQ destroyed, one created");
+		if (!IS_ERR(obj[n]))
+			n++;
+	}
+	while (n--)
+		ib_destroy_srq(obj[n]);
+
+	for (n = 0; n < cap; n++) {
+		obj[n] = ib_alloc_pd(t->ibdev, 0);
+		if (IS_ERR(obj[n]))
+			break;
+	}
+	err = n < cap ? PTR_ERR(obj[n]) : 0;
+	kt_ok(t, err == -ENOMEM && n < da->max_pd && n >= da->max_pd - 8,
+	      "PDs refused with -ENOMEM at max_pd, not before");
+	pr_info("# %d more PDs created, max_pd %d, error %d\n", n,
+		da->max_pd, err);
+	if (n > 0) {
+		ib_dealloc_pd(obj[--n]);
+		obj[n] = ib_alloc_pd(t->ibdev, 0);
+		kt_ok(t, !IS_ERR(obj[n]), "one PD freed, one allocated");
+		if (!IS_ERR(obj[n]))
+			n++;
+	}
+	while (n--)
+		ib_dealloc_pd(obj[n]);
+	kvfree(obj);
+}
+
 static void kt_cleanup(struct kt *t)
 {
 	int i;
@@ -375,6 +534,8 @@ static void kt_cleanup(struct kt *t)
 	for (i = 0; i < ARRAY_SIZE(t->qp); i++)
 		if (!IS_ERR_OR_NULL(t->qp[i]))
 			ib_destroy_qp(t->qp[i]);
+	if (!IS_ERR_OR_NULL(t->srq))
+		ib_destroy_srq(t->srq);
 	if (!IS_ERR_OR_NULL(t->small_cq))
 		ib_destroy_cq(t->small_cq);
 	if (!IS_ERR_OR_NULL(t->cq))
@@ -433,6 +594,7 @@ static int __init kt_init(void)
 	kt_post_irqs_off(&t);
 	kt_cq_overflow(&t, &qpa);
 	kt_post_refused(&t);
+	kt_srq(&t, &qpa);
 	/*
 	 * ib_drain_qp: to the error state, flush, wait for the markers'
 	 * flush completions (it would hang without them). All our own
@@ -445,6 +607,7 @@ static int __init kt_init(void)
 	ib_drain_qp(t.qp[0]);
 	kt_ok(&t, ib_poll_cq(t.cq, 1, wc) == 0,
 	      "ib_drain_qp returned, nothing left in the CQ");
+	kt_limits(&t);
 out:
 	pr_info("1..%d\n", t.n);
 	kt_cleanup(&t);

@@ -8,7 +8,8 @@
 # ib_post_recv, a post with interrupts disabled, IB_EVENT_CQ_ERR from an
 # overflowing CQ delivered in process context, work requests refused
 # (over 2 GiB, negative SGE count, inline lengths wrapping 32 bits),
-# ib_drain_qp.
+# ib_drain_qp; Sends received through a kernel SRQ (ib_post_srq_recv);
+# SRQs and PDs refused with ENOMEM exactly at max_srq / max_pd.
 . "$(dirname "$0")/../lib.sh"
 
 ktap_begin

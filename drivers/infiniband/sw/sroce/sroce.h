@@ -58,6 +58,11 @@ struct sroce_dev {
 	struct xarray		qp_table;	/* QPN -> struct sroce_qp */
 	struct xarray		mr_table;	/* key >> 8 -> struct sroce_mr */
 	u32			mr_next;	/* next index to try; xa lock */
+	/* Objects counted against the limits query_device reports. */
+	atomic_t		npd;
+	atomic_t		nmr;		/* MRs, DMA and fast-reg included */
+	atomic_t		ncq;
+	atomic_t		nsrq;
 	atomic_t		nmw;		/* memory windows */
 	atomic64_t		qp_uid;		/* last QP identity given */
 	struct xarray		ah_table;	/* AH number -> struct sroce_ah */

@@ -142,6 +142,8 @@ int sroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		return -EINVAL;
 	if (udata && udata->inlen)
 		return -EINVAL;
+	if (!atomic_add_unless(&to_sdev(ibcq->device)->ncq, 1, SROCE_MAX_CQ))
+		return -ENOMEM;
 
 	spin_lock_init(&cq->lock);
 	INIT_WORK(&cq->err_work, sroce_cq_err_work);
@@ -149,12 +151,18 @@ int sroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	err = sroce_queue_init(&cq->q, udata, attr->cqe,
 			       sroce_elem_size(cq->user));
 	if (err)
-		return err;
+		goto uncount;
 	ibcq->cqe = sroce_queue_slots(&cq->q) - 1;
 
 	err = sroce_cq_respond(cq, udata);
 	if (err)
-		sroce_queue_destroy(&cq->q);
+		goto free_queue;
+	return 0;
+
+free_queue:
+	sroce_queue_destroy(&cq->q);
+uncount:
+	atomic_dec(&to_sdev(ibcq->device)->ncq);
 	return err;
 }
 
@@ -165,6 +173,7 @@ int sroce_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 	/* No QP uses the CQ any more: nothing queues the work again. */
 	cancel_work_sync(&cq->err_work);
 	sroce_queue_destroy(&cq->q);
+	atomic_dec(&to_sdev(ibcq->device)->ncq);
 	return 0;
 }
 

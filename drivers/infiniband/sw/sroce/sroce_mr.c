@@ -36,11 +36,16 @@ static int sroce_mr_add(struct sroce_dev *sdev, struct sroce_mr *mr,
 	spin_lock_init(&mr->lock);
 	mr->access = access;
 	mr->ibmr.pd = pd;
+	/* The last step that can fail: callers undo nothing of it. */
+	if (!atomic_add_unless(&sdev->nmr, 1, SROCE_MAX_MR))
+		return -ENOMEM;
 	err = xa_alloc_cyclic(&sdev->mr_table, &index, mr,
 			      XA_LIMIT(1, SROCE_KEY_TABLE), &sdev->mr_next,
 			      GFP_KERNEL);
-	if (err < 0)
+	if (err < 0) {
+		atomic_dec(&sdev->nmr);
 		return err;
+	}
 	mr->key = index << 8 | (get_random_u32() & 0xff);
 	mr->ibmr.lkey = mr->key;
 	mr->ibmr.rkey = mr->key;
@@ -430,6 +435,7 @@ int sroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	spin_unlock_irqrestore(&mr->lock, flags);
 
 	xa_erase(&sdev->mr_table, mr->key >> 8);
+	atomic_dec(&sdev->nmr);
 	/* In-flight packets and WQEs hold references: wait for them. */
 	sroce_mr_put(mr);
 	wait_for_completion(&mr->released);

@@ -204,6 +204,9 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		err = xa_alloc(&sdev->qp_table, &qpn, qp,
 			       XA_LIMIT(SROCE_MIN_QPN, SROCE_MAX_QPN),
 			       GFP_KERNEL);
+		/* max_qp reached, as for every other object */
+		if (err == -EBUSY)
+			err = -ENOMEM;
 	}
 	if (err)
 		goto err_queues;

@@ -42,6 +42,8 @@ int sroce_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 	if (a->max_wr < 1 || a->max_wr > SROCE_MAX_SRQ_WR ||
 	    a->max_sge > SROCE_MAX_SRQ_SGE)
 		return -EINVAL;
+	if (!atomic_add_unless(&sdev->nsrq, 1, SROCE_MAX_SRQ))
+		return -ENOMEM;
 
 	spin_lock_init(&srq->lock);
 	mutex_init(&srq->modify_mutex);
@@ -51,7 +53,7 @@ int sroce_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 	err = sroce_queue_init(&srq->q, udata, a->max_wr,
 			       sroce_srq_elem_size(srq->max_sge));
 	if (err)
-		return err;
+		goto uncount;
 	a->max_wr = sroce_queue_slots(&srq->q) - 1;
 	a->max_sge = srq->max_sge;
 	/* An armed limit at create, as the spec allows */
@@ -63,12 +65,16 @@ int sroce_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 		sroce_queue_mminfo(&srq->q, &resp.mi);
 		err = ib_copy_to_udata(udata, &resp,
 				       min(udata->outlen, sizeof(resp)));
-		if (err) {
-			sroce_queue_destroy(&srq->q);
-			return err;
-		}
+		if (err)
+			goto free_queue;
 	}
 	return 0;
+
+free_queue:
+	sroce_queue_destroy(&srq->q);
+uncount:
+	atomic_dec(&sdev->nsrq);
+	return err;
 }
 
 /*
@@ -176,6 +182,7 @@ int sroce_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr)
 int sroce_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 {
 	sroce_queue_destroy(&to_ssrq(ibsrq)->q);
+	atomic_dec(&to_sdev(ibsrq->device)->nsrq);
 	return 0;
 }
 

@@ -183,11 +183,14 @@ static void sroce_dealloc_ucontext(struct ib_ucontext *ibuc)
 
 static int sroce_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 {
+	if (!atomic_add_unless(&to_sdev(ibpd->device)->npd, 1, SROCE_MAX_PD))
+		return -ENOMEM;
 	return 0;
 }
 
 static int sroce_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 {
+	atomic_dec(&to_sdev(ibpd->device)->npd);
 	return 0;
 }
 
