@@ -27,6 +27,7 @@
 #include <linux/slab.h>
 #include <rdma/ib_cache.h>
 #include <rdma/ib_verbs.h>
+#include <rdma/restrack.h>
 
 static char *dev = "sroce0";
 module_param(dev, charp, 0444);
@@ -137,8 +138,10 @@ static bool kt_poll(struct kt *t, int n, struct ib_wc *wc)
 		if (!r)
 			usleep_range(500, 1000);
 	}
-	if (got != n)
+	if (got != n) {
 		pr_info("# %d of %d completions\n", got, n);
+		return false;
+	}
 	while (got--)
 		if (wc[got].status != IB_WC_SUCCESS) {
 			pr_info("# completion status %d\n", wc[got].status);
@@ -463,68 +466,95 @@ static void kt_srq(struct kt *t, struct ib_qp_init_attr *qpa)
 	      "two sends received through the SRQ in order, compared");
 }
 
-/*
- * Create SRQs, then PDs, until the device refuses one: it must refuse
- * with -ENOMEM, and not before the limit query_device reports (the RDMA
- * core holds a PD of its own per port for MADs, and this test one). One
- * freed makes room for one more.
- */
-static void kt_limits(struct kt *t)
+static void *kt_new_srq(struct kt *t)
 {
-	const struct ib_device_attr *da = &t->ibdev->attrs;
 	struct ib_srq_init_attr sa = { .attr = { .max_wr = 1, .max_sge = 1 } };
-	int cap = max(da->max_srq, da->max_pd) + 1;
-	void **obj;
-	int n, had, err;
 
-	obj = kvcalloc(cap, sizeof(*obj), GFP_KERNEL);
+	return ib_create_srq(t->pd, &sa);
+}
+
+static void kt_del_srq(void *srq)
+{
+	ib_destroy_srq(srq);
+}
+
+static void *kt_new_pd(struct kt *t)
+{
+	return ib_alloc_pd(t->ibdev, 0);
+}
+
+static void kt_del_pd(void *pd)
+{
+	ib_dealloc_pd(pd);
+}
+
+/* One kind of object whose number the device limits */
+struct kt_kind {
+	const char *name;
+	enum rdma_restrack_type res;
+	int max;			/* what query_device reports */
+	void *(*create)(struct kt *t);	/* an ERR_PTR() on failure */
+	void (*destroy)(void *obj);
+};
+
+/*
+ * Create objects of @k until the device refuses one: it must refuse with
+ * -ENOMEM exactly when the device holds its reported maximum, counting
+ * those that existed before (the RDMA core's own, for MADs, and this
+ * test's). Then one destroyed makes room for one more.
+ */
+static void kt_limit(struct kt *t, const struct kt_kind *k)
+{
+	int before = rdma_restrack_count(t->ibdev, k->res, true);
+	int room = k->max - before, n, err;
+	char what[96];
+	void **obj;
+
+	obj = room >= 0 ? kvcalloc(room + 1, sizeof(*obj), GFP_KERNEL) : NULL;
 	if (!obj) {
-		kt_ok(t, false, "memory for the limits test");
+		pr_info("# %d %ss before, max %d\n", before, k->name, k->max);
+		kt_ok(t, false, "room for the limits test");
 		return;
 	}
-	for (n = 0; n < cap; n++) {
-		obj[n] = ib_create_srq(t->pd, &sa);
+	for (n = 0; n <= room; n++) {
+		obj[n] = k->create(t);
 		if (IS_ERR(obj[n]))
 			break;
 	}
-	err = n < cap ? PTR_ERR(obj[n]) : 0;
-	/* kt_srq's SRQ is one more */
-	had = !IS_ERR_OR_NULL(t->srq);
-	kt_ok(t, err == -ENOMEM && n + had == da->max_srq,
-	      "SRQs refused with -ENOMEM at max_srq, not before");
-	if (n + had != da->max_srq || err != -ENOMEM)
-		pr_info("# %d SRQs created, max_srq %d, error %d\n", n + had,
-			da->max_srq, err);
+	err = n <= room ? PTR_ERR(obj[n]) : 0;
+	snprintf(what, sizeof(what),
+		 "%ss refused with -ENOMEM at the limit (%d), not before",
+		 k->name, k->max);
+	kt_ok(t, err == -ENOMEM && n == room, what);
+	if (err != -ENOMEM || n != room)
+		pr_info("# %d %ss before, %d created, error %d\n", before,
+			k->name, n, err);
 	if (n > 0) {
-		ib_destroy_srq(obj[--n]);
-		obj[n] = ib_create_srq(t->pd, &sa);
-		kt_ok(t, !IS_ERR(obj[n]), "one SRQ destroyed, one created");
+		k->destroy(obj[--n]);
+		obj[n] = k->create(t);
+		snprintf(what, sizeof(what), "one %s destroyed, one created",
+			 k->name);
+		kt_ok(t, !IS_ERR(obj[n]), what);
 		if (!IS_ERR(obj[n]))
 			n++;
 	}
 	while (n--)
-		ib_destroy_srq(obj[n]);
-
-	for (n = 0; n < cap; n++) {
-		obj[n] = ib_alloc_pd(t->ibdev, 0);
-		if (IS_ERR(obj[n]))
-			break;
-	}
-	err = n < cap ? PTR_ERR(obj[n]) : 0;
-	kt_ok(t, err == -ENOMEM && n < da->max_pd && n >= da->max_pd - 8,
-	      "PDs refused with -ENOMEM at max_pd, not before");
-	pr_info("# %d more PDs created, max_pd %d, error %d\n", n,
-		da->max_pd, err);
-	if (n > 0) {
-		ib_dealloc_pd(obj[--n]);
-		obj[n] = ib_alloc_pd(t->ibdev, 0);
-		kt_ok(t, !IS_ERR(obj[n]), "one PD freed, one allocated");
-		if (!IS_ERR(obj[n]))
-			n++;
-	}
-	while (n--)
-		ib_dealloc_pd(obj[n]);
+		k->destroy(obj[n]);
 	kvfree(obj);
+}
+
+static void kt_limits(struct kt *t)
+{
+	const struct kt_kind kinds[] = {
+		{ "SRQ", RDMA_RESTRACK_SRQ, t->ibdev->attrs.max_srq,
+		  kt_new_srq, kt_del_srq },
+		{ "PD", RDMA_RESTRACK_PD, t->ibdev->attrs.max_pd,
+		  kt_new_pd, kt_del_pd },
+	};
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(kinds); i++)
+		kt_limit(t, &kinds[i]);
 }
 
 static void kt_cleanup(struct kt *t)
@@ -594,7 +624,6 @@ static int __init kt_init(void)
 	kt_post_irqs_off(&t);
 	kt_cq_overflow(&t, &qpa);
 	kt_post_refused(&t);
-	kt_srq(&t, &qpa);
 	/*
 	 * ib_drain_qp: to the error state, flush, wait for the markers'
 	 * flush completions (it would hang without them). All our own
@@ -607,6 +636,7 @@ static int __init kt_init(void)
 	ib_drain_qp(t.qp[0]);
 	kt_ok(&t, ib_poll_cq(t.cq, 1, wc) == 0,
 	      "ib_drain_qp returned, nothing left in the CQ");
+	kt_srq(&t, &qpa);
 	kt_limits(&t);
 out:
 	pr_info("1..%d\n", t.n);

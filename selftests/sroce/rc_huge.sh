@@ -19,7 +19,7 @@ sroce_install_module || exit 1
 sroce_setup_net || exit 1
 sroce_link_up eth0 sroce0
 size=1073741824 what="1 GiB"
-if [ -n "${SROCE_DEBUG_KERNEL:-}" ]; then
+if [ "${SROCE_DEBUG_KERNEL:-}" = 1 ]; then
 	size=67108864 what="64 MiB (debug kernel)"
 fi
 if pair_app a 18950 ibv_rc_pingpong -d sroce0 -g 1 -s $size -n 1; then

@@ -83,21 +83,29 @@ flock -u 9
 rm -rf "$OUT"
 mkdir -p "$OUT"
 
-# The host's TSC rate in kHz, as its kernel determined it at boot; empty
-# if unknown. Its own count only: "cpu MHz" is the TSC rate just when the
-# CPU says so (tsc_known_freq), as in most virtual machines.
+# The host's TSC rate in kHz, as its kernel determined it at boot (its
+# log: the refined rate, else the one it detected for the TSC itself),
+# or /proc/cpuinfo's "cpu MHz" where that can only be the TSC rate: the
+# CPU states the rate (tsc_known_freq) and nothing measures the clock
+# (no APERF/MPERF, no cpufreq), as in most virtual machines. Empty if
+# unknown. The kernel prints MHz with three decimals: dropping the dot
+# gives kHz exactly.
 host_tsc_khz() {
 	local mhz
 
 	grep -qw constant_tsc /proc/cpuinfo || return
-	mhz=$(dmesg 2>/dev/null | sed -n \
-		-e 's/.*tsc: Refined TSC clocksource calibration: \([0-9.]*\) MHz.*/\1/p' \
-		-e 's/.*tsc: Detected \([0-9.]*\) MHz processor.*/\1/p' | tail -n 1)
-	if [ -z "$mhz" ] && grep -qw tsc_known_freq /proc/cpuinfo; then
-		mhz=$(sed -n 's/^cpu MHz[[:space:]]*: \([0-9.]*\)$/\1/p' \
+	mhz=$({ dmesg; journalctl -k -b -o cat; } 2>/dev/null |
+		sed -n -e 's/.*tsc: Detected \([0-9]*\.[0-9]\{3\}\) MHz TSC.*/2 \1/p' \
+		-e 's/.*tsc: Detected \([0-9]*\.[0-9]\{3\}\) MHz processor.*/1 \1/p' \
+		-e 's/.*tsc: Refined TSC clocksource calibration: \([0-9]*\.[0-9]\{3\}\) MHz.*/3 \1/p' |
+		sort -s -n -k1,1 | tail -n 1 | cut -d' ' -f2)
+	if [ -z "$mhz" ] && grep -qw tsc_known_freq /proc/cpuinfo &&
+	   ! grep -qw aperfmperf /proc/cpuinfo &&
+	   [ ! -d /sys/devices/system/cpu/cpu0/cpufreq ]; then
+		mhz=$(sed -n 's/^cpu MHz[[:space:]]*: \([0-9]*\.[0-9]\{3\}\)$/\1/p' \
 			/proc/cpuinfo | head -n 1)
 	fi
-	[ -n "$mhz" ] && awk -v m="$mhz" 'BEGIN { printf "%d\n", m * 1000 }'
+	[ -n "$mhz" ] && echo $((10#${mhz/./}))
 }
 
 TSC_APPEND=
@@ -112,10 +120,16 @@ else
 	# ran 2.8 times fast until the clocksource watchdog noticed), and debug
 	# guests that fell silent for many minutes right after "tsc: Unable
 	# to calibrate against PIT" most likely erred the other way, their
-	# timers firing hundreds of times late. Tell them the rate instead
-	# (the kernel still refines it later, within 1%).
+	# timers firing hundreds of times late. Tell them the rate instead;
+	# the kernel refines it later (a refinement more than 1% off is
+	# ignored, so a wrong rate here would stick: hence only the host
+	# kernel's own figure).
 	khz=$(host_tsc_khz)
-	[ -n "$khz" ] && TSC_APPEND="tsc_early_khz=$khz"
+	if [ -n "$khz" ]; then
+		TSC_APPEND="tsc_early_khz=$khz"
+	else
+		echo "vm.sh: host TSC rate unknown; guests measure it themselves" >&2
+	fi
 fi
 
 # Two UDP ports on loopback per run, derived from our PID so that

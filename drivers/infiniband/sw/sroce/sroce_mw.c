@@ -49,10 +49,8 @@ int sroce_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata)
 
 	if (ibmw->type != IB_MW_TYPE_1 && ibmw->type != IB_MW_TYPE_2)
 		return -EINVAL;
-	if (atomic_inc_return(&sdev->nmw) > SROCE_MAX_MW) {
-		atomic_dec(&sdev->nmw);
+	if (!atomic_add_unless(&sdev->nmw, 1, SROCE_MAX_MW))
 		return -ENOMEM;
-	}
 	mw = kzalloc(sizeof(*mw), GFP_KERNEL);
 	if (!mw) {
 		atomic_dec(&sdev->nmw);
