@@ -23,7 +23,8 @@
 # Each guest sees the host's root read-only with a tmpfs overlay, so the
 # host's rdma-core/perftest and this tree's freshly built module are
 # there. Per guest DIR/HOST/ receives output.txt (the script's output),
-# rc, dmesg.txt, console.log. Exit status: 0 if every script exited 0
+# rc, dmesg.txt, console.log, and while it runs monitor.sock (QEMU's
+# monitor, e.g. "info registers" through socat or python3). Exit status: 0 if every script exited 0
 # and no kernel log shows a splat (see check_kernel_log), else 1.
 set -uo pipefail
 
@@ -140,9 +141,14 @@ PORT_B=$((PORT_A + 1))
 # Everything a test may point at: the link between the guests only.
 start_guest() { # host role ip peer_ip cpus my_port peer_port
 	local host=$1 role=$2 ip=$3 peer=$4 cpus=$5 lport=$6 pport=$7
-	local dir=$OUT/$host mac
+	local dir=$OUT/$host mac mon
 	mkdir -p "$dir"
 	mac=$(printf '52:54:00:5e:00:%02x' "$((${ip##*.}))")
+	# A monitor socket, to ask a guest that hangs where it is
+	# ("info registers"); a socket path must fit in 108 bytes.
+	mon=()
+	[ ${#dir} -lt 90 ] &&
+		mon=(-monitor "unix:$dir/monitor.sock,server=on,wait=off")
 	cat > "$dir/env.sh" <<-ENV
 	export SROCE_SRC='$SRC'
 	export SROCE_ROLE=$role SROCE_HOST=$host
@@ -155,7 +161,7 @@ start_guest() { # host role ip peer_ip cpus my_port peer_port
 	timeout -s KILL $((TIMEOUT + 120)) \
 	qemu-system-x86_64 "${ACCEL[@]}" -machine q35 -smp "$cpus" -m "$MEM" \
 		-nodefaults -no-user-config -display none -no-reboot \
-		-serial "file:$dir/console.log" \
+		-serial "file:$dir/console.log" "${mon[@]}" \
 		-kernel "$KERNEL" -initrd "$INITRD" \
 		-append "console=ttyS0 loglevel=6 panic=-1 oops=panic sroce.src=$SRC sroce.script=$SCRIPT sroce.host=$host $TSC_APPEND ${SROCE_APPEND:-}" \
 		-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
