@@ -24,8 +24,9 @@
 # host's rdma-core/perftest and this tree's freshly built module are
 # there. Per guest DIR/HOST/ receives output.txt (the script's output),
 # rc, dmesg.txt, console.log, and while it runs monitor.sock (QEMU's
-# monitor, e.g. "info registers" through socat or python3). Exit status: 0 if every script exited 0
-# and no kernel log shows a splat (see check_kernel_log), else 1.
+# monitor, e.g. "info registers" through socat or python3). Exit
+# status: 0 if every script exited 0 and no kernel log shows a splat
+# (see check_kernel_log), else 1.
 set -uo pipefail
 
 HERE=$(cd "$(dirname "$0")" && pwd)
