@@ -42,7 +42,9 @@ KVER=$(cat "$KOUT/kernelrelease")
 export SROCE_TCG_CPU=max,la57=off
 # KASAN reports only its first bad access unless told otherwise: a known
 # report of another driver (vm.sh's KNOWN) must not hide one of ours.
-export SROCE_APPEND="${SROCE_APPEND:-} kasan_multi_shot"
+# Without address randomisation, a hung guest's RIP from the monitor
+# (vm.sh) is found in build/debug-kernel/src/System.map as it is.
+export SROCE_APPEND="${SROCE_APPEND:-} kasan_multi_shot nokaslr"
 # KASAN's shadow and quarantine and the debug objects' pool need room: at
 # 1 GiB a guest ran debug objects out of memory ("ODEBUG: Out of memory").
 export SROCE_MIN_MEM=${SROCE_MIN_MEM:-2048}
