@@ -119,10 +119,8 @@ else
 	# against the PIT and the HPET in its first milliseconds, and a vCPU
 	# starved by a busy host gets that wrong: a guest of make check took
 	# 922 MHz for 2596 ("PIT calibration deviates from HPET"; its clock
-	# ran 2.8 times fast until the clocksource watchdog noticed), and debug
-	# guests that fell silent for many minutes right after "tsc: Unable
-	# to calibrate against PIT" most likely erred the other way, their
-	# timers firing hundreds of times late. Tell them the rate instead;
+	# ran 2.8 times fast until the clocksource watchdog noticed, so every
+	# deadline in it was short). Tell them the rate instead;
 	# the kernel refines it later (a refinement more than 1% off is
 	# ignored, so a wrong rate here would stick: hence only the host
 	# kernel's own figure).
