@@ -8,8 +8,9 @@
 #
 # On make check-debug's kernel (KASAN and lockdep, under TCG) a pair
 # moves about a hundred packets a second, and two million of them would
-# take five hours or more: there the same path runs with 64 MiB, enough for MRs of 16384 pages,
-# several 256-page map chunks, and 65536 packets each way.
+# take five hours or more: there the same path runs with 64 MiB, enough
+# for MRs of 16384 pages, several 256-page map chunks, and 65536 packets
+# each way.
 # memory: 3072
 # timeout: 1500
 . "$(dirname "$0")/../lib.sh"

@@ -48,7 +48,7 @@ export SROCE_APPEND="${SROCE_APPEND:-} kasan_multi_shot nokaslr"
 # KASAN's shadow and quarantine and the debug objects' pool need room: at
 # 1 GiB a guest ran debug objects out of memory ("ODEBUG: Out of memory").
 export SROCE_MIN_MEM=${SROCE_MIN_MEM:-2048}
-# Tests that size their work to the kernel read this (rc_huge).
+# Tests that size their work to the kernel read this (rc_huge, apps).
 export SROCE_DEBUG_KERNEL=1
 # KASAN under TCG is slow: give each guest twice the usual time.
 export SROCE_TEST_TIMEOUT=${SROCE_TEST_TIMEOUT:-1200}

@@ -120,10 +120,10 @@ else
 	# starved by a busy host gets that wrong: a guest of make check took
 	# 922 MHz for 2596 ("PIT calibration deviates from HPET"; its clock
 	# ran 2.8 times fast until the clocksource watchdog noticed, so every
-	# deadline in it was short). Tell them the rate instead;
-	# the kernel refines it later (a refinement more than 1% off is
-	# ignored, so a wrong rate here would stick: hence only the host
-	# kernel's own figure).
+	# deadline in it was short). Tell them the rate instead; the kernel
+	# refines it later (a refinement more than 1% off is ignored, so a
+	# wrong rate here would stick: hence only the host kernel's own
+	# figure).
 	khz=$(host_tsc_khz)
 	if [ -n "$khz" ]; then
 		TSC_APPEND="tsc_early_khz=$khz"
