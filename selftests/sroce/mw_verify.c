@@ -13,6 +13,8 @@
  * by IBV_WR_LOCAL_INV or by the peer's Send with Invalidate (the receive
  * reports the key). Binds that must fail complete IBV_WC_MW_BIND_ERR: an
  * MR without MW_BIND, a writable window over an MR without LOCAL_WRITE,
+ * (while LOCAL_WRITE among a bind's own flags, as UCX and rdma-core's
+ * examples pass them, is accepted and grants nothing more),
  * a window outside its MR, a type 2 window bound twice; LOCAL_INV of the
  * MR under a window fails IBV_WC_LOC_QP_OP_ERR.
  *
@@ -302,6 +304,49 @@ static void test_type1(struct ctx *c)
 	ok(!ibv_dealloc_mw(mw), "ibv_dealloc_mw");
 }
 
+/*
+ * A bind whose access flags include IBV_ACCESS_LOCAL_WRITE (a window's
+ * rights are remote ones; rdma_rxe and hardware accept the local bit and
+ * ignore it): both types bind, and the peer writes through the window.
+ */
+static void test_local_write(struct ctx *c)
+{
+	const unsigned int acc = IBV_ACCESS_LOCAL_WRITE |
+				 IBV_ACCESS_REMOTE_WRITE |
+				 IBV_ACCESS_REMOTE_READ;
+	struct ibv_mw *mw1 = ibv_alloc_mw(c->pd, IBV_MW_TYPE_1);
+	struct ibv_mw *mw2 = ibv_alloc_mw(c->pd, IBV_MW_TYPE_2);
+	uint32_t rkey;
+	int i, st;
+
+	if (!mw1 || !mw2)
+		die("ibv_alloc_mw");
+	pairs_new(c);
+	st = bind1(c, mw1, c->mr, WIN_OFF, WIN_LEN, acc);
+	ok(st == IBV_WC_SUCCESS,
+	   "type 1 bind with LOCAL_WRITE among its flags (status %d)", st);
+	memset(c->mem, 0, BUF);
+	for (i = 0; i < WIN_LEN; i++)
+		c->buf[i] = (uint8_t)(i * 11 + 5);
+	st = st ? st : rdma(c, c->peer, 1, mw1->rkey, WIN_OFF, WIN_LEN);
+	ok(st == IBV_WC_SUCCESS && check_window(c, 5),
+	   "the peer writes through it, data compared (status %d)", st);
+	st = bind1(c, mw1, c->mr, 0, 0, 0);
+	ok(st == IBV_WC_SUCCESS, "type 1 unbound (status %d)", st);
+
+	st = bind2(c, mw2, c->mr, WIN_OFF, WIN_LEN, acc, &rkey);
+	ok(st == IBV_WC_SUCCESS,
+	   "type 2 bind with LOCAL_WRITE among its flags (status %d)", st);
+	memset(c->mem, 0, BUF);
+	for (i = 0; i < WIN_LEN; i++)
+		c->buf[i] = (uint8_t)(i * 11 + 6);
+	st = st ? st : rdma(c, c->peer, 1, rkey, WIN_OFF, WIN_LEN);
+	ok(st == IBV_WC_SUCCESS && check_window(c, 6),
+	   "the peer writes through it, data compared (status %d)", st);
+	ok(!ibv_dealloc_mw(mw2) && !ibv_dealloc_mw(mw1),
+	   "both windows deallocated");
+}
+
 static void test_type2(struct ctx *c)
 {
 	struct ibv_mw *mw = ibv_alloc_mw(c->pd, IBV_MW_TYPE_2), *mw2;
@@ -471,6 +516,7 @@ int main(int argc, char **argv)
 
 	test_type1(&c);
 	test_type2(&c);
+	test_local_write(&c);
 	test_refused(&c);
 	ok(!ibv_dereg_mr(c.mr), "ibv_dereg_mr once no window is bound");
 

@@ -25,15 +25,21 @@
 
 /*
  * The IP fields of a RoCE v2 path; the UDP source port is the caller's
- * to set. Both ends must be of one family.
+ * to set. Both ends must be of one family. @av is written only on
+ * success: a refused modify_qp or create_ah changes nothing.
+ *
+ * The GRH's flow label is a 20-bit field; the verbs attribute is a u32
+ * that consumers fill as they like (UCX passes ~0): the low 20 bits are
+ * the label, as hardware RoCE devices take them, and the rest is ignored.
  */
-int sroce_av_from_attr(struct sroce_av *av, const struct rdma_ah_attr *attr)
+int sroce_av_from_attr(struct sroce_av *out, const struct rdma_ah_attr *attr)
 {
 	const struct ib_global_route *grh = rdma_ah_read_grh(attr);
 	union {
 		struct sockaddr_in in;
 		struct sockaddr_in6 in6;
 	} src, dst;
+	struct sroce_av tmp, *av = &tmp;
 
 	if (!(rdma_ah_get_ah_flags(attr) & IB_AH_GRH) || !grh->sgid_attr)
 		return -EINVAL;
@@ -53,11 +59,10 @@ int sroce_av_from_attr(struct sroce_av *av, const struct rdma_ah_attr *attr)
 		av->saddr = src.in.sin_addr.s_addr;
 		av->daddr = dst.in.sin_addr.s_addr;
 	}
-	if (grh->flow_label >= BIT(20))
-		return -EINVAL;		/* it would overwrite the IPv6 version */
-	av->flow_label = grh->flow_label;
+	av->flow_label = grh->flow_label & SROCE_FLOW_LABEL_MASK;
 	av->tos = grh->traffic_class;
 	av->ttl = grh->hop_limit ? grh->hop_limit : 64;
+	*out = tmp;
 	return 0;
 }
 

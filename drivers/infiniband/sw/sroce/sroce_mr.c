@@ -141,6 +141,9 @@ static void sroce_mr_copy_fast(struct sroce_mr *mr, u64 iova, void *buf,
 		if (idx >= READ_ONCE(mr->fr_live)) {
 			pr_warn_ratelimited("fast-registration MR %#x changed under a copy\n",
 					    mr->key);
+			/* what goes on the wire is never stale memory */
+			if (dir == SROCE_FROM_MR)
+				memset(buf, 0, len);
 			return;
 		}
 		va = (void *)(uintptr_t)(READ_ONCE(mr->fr_pages[idx]) + in_page);
@@ -353,8 +356,10 @@ int sroce_mr_fast_reg(struct sroce_dev *sdev, struct ib_pd *pd,
 	mr = sroce_mr_ref(sdev, key);
 	if (!mr)
 		return -EINVAL;
+	if (&mr->ibmr != ibmr)
+		goto out;
 	page_size = ibmr->page_size;
-	if (&mr->ibmr != ibmr || mr->type != SROCE_MR_FAST || ibmr->pd != pd ||
+	if (mr->type != SROCE_MR_FAST || ibmr->pd != pd ||
 	    (access & ~SROCE_FR_ACCESS) ||
 	    (sroce_access_remote_writes(access) &&
 	     !(access & IB_ACCESS_LOCAL_WRITE)) ||

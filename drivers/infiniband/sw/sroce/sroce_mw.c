@@ -133,7 +133,10 @@ static struct sroce_mw_state *sroce_mw_entry(void *entry)
  * current key, the new key on the same index, remote rights only (no
  * zero-based windows), type 2 free and given an MR; the MR of the same
  * PD, valid, with MW_BIND, holding the window, and LOCAL_WRITE for a
- * window that can be written. Length 0 unbinds a type 1 window.
+ * window that can be written. Length 0 unbinds a type 1 window. A window
+ * grants remote rights only: LOCAL_WRITE in the request (rdma-core's
+ * examples and UCX pass the MR's flags) is accepted and ignored, as
+ * rdma_rxe and hardware do.
  */
 static int sroce_mw_bind_locked(struct sroce_qp *qp, struct sroce_mw_state *mw,
 				const struct sroce_swqe *w)
@@ -144,7 +147,7 @@ static int sroce_mw_bind_locked(struct sroce_qp *qp, struct sroce_mw_state *mw,
 
 	if (!mw->key || mw->key != w->mw_rkey || mw->pd != pd ||
 	    (w->bind_rkey >> 8) != (mw->key >> 8) ||
-	    (w->bind_access & ~SROCE_MW_ACCESS) ||
+	    (w->bind_access & ~(SROCE_MW_ACCESS | IB_ACCESS_LOCAL_WRITE)) ||
 	    (mw->type == IB_MW_TYPE_2 &&
 	     (mw->state != SROCE_MR_FREE || !w->bind_length)))
 		return -EINVAL;
@@ -169,7 +172,7 @@ static int sroce_mw_bind_locked(struct sroce_qp *qp, struct sroce_mw_state *mw,
 	mw->mr = mr;
 	mw->iova = w->bind_addr;
 	mw->length = w->bind_length;
-	mw->access = w->bind_access;
+	mw->access = w->bind_access & SROCE_MW_ACCESS;
 	mw->key = w->bind_rkey;
 	mw->qp_uid = qp->uid;
 	mw->state = SROCE_MR_VALID;

@@ -149,6 +149,13 @@ int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 			*bad_wr = wr;
 			return -EINVAL;
 		}
+		/*
+		 * RESET, INIT and RTR cannot send: the verbs say the post
+		 * fails at once (as for kernel callers below, and rdma_rxe).
+		 * The WQE stays in the ring, which RESET empties.
+		 */
+		if (READ_ONCE(qp->state) < IB_QPS_RTS)
+			return -EINVAL;
 		if (sroce_sq_flushes(READ_ONCE(qp->state))) {
 			/* What is posted in an error state completes flushed */
 			spin_lock_irqsave(&qp->lock, flags);
