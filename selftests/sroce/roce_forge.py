@@ -12,12 +12,14 @@
 #   roce_forge.py --src IP --dst IP --qpn N --psn N [--va ADDR --rkey KEY]
 #                 [--pkey P] [--count N] [--len BYTES] [--fill BYTE]
 #                 [--op only|first|middle|last|ud|fadd] [--total BYTES]
-#                 [--qkey Q] [--sqpn N]
+#                 [--qkey Q] [--sqpn N] [--broadcast]
 #
 # The socket is bound to --src, which must be an address of this host;
 # the kernel writes the IP header, so the ICRC is computed over the header
 # it will write: an unconnected socket with DF set gets IP ID 0 (see
 # ip_select_ident_segs()), and TOS, TTL and the checksums are masked.
+# --broadcast allows a broadcast --dst (SO_BROADCAST); a group address
+# needs nothing: the kernel sends it out of --src's device.
 # Prints one line: "sent N".
 import argparse
 import os
@@ -83,11 +85,14 @@ def main():
     p.add_argument('--fill', type=lambda x: int(x, 0), default=0xee)
     p.add_argument('--op', choices=sorted(OPS), default='only')
     p.add_argument('--total', type=int, default=0)
+    p.add_argument('--broadcast', action='store_true')
     a = p.parse_args()
 
     s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     # DF, hence IP ID 0 on an unconnected socket.
     s.setsockopt(socket.IPPROTO_IP, IP_MTU_DISCOVER, IP_PMTUDISC_DO)
+    if a.broadcast:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_BROADCAST, 1)
     s.bind((a.src, 0))
     sport = s.getsockname()[1]
     for i in range(a.count):

@@ -56,6 +56,7 @@ struct sroce_dev {
 	/* Last port state announced with an event; RTNL serialises. */
 	enum ib_port_state	reported_state;
 	struct xarray		qp_table;	/* QPN -> struct sroce_qp */
+	u32			qp_next;	/* next QPN to try; xa lock */
 	struct xarray		mr_table;	/* key >> 8 -> struct sroce_mr */
 	u32			mr_next;	/* next index to try; xa lock */
 	/* Objects counted against the limits query_device reports. */
@@ -68,8 +69,9 @@ struct sroce_dev {
 	struct xarray		ah_table;	/* AH number -> struct sroce_ah */
 	u32			ah_next;	/* next number to try; xa lock */
 	atomic_t		srq_next;	/* last SRQ number given */
-	spinlock_t		mcg_lock;	/* mcg_list, nmcg */
-	struct list_head	mcg_list;	/* multicast groups */
+	spinlock_t		mcg_lock;	/* groups, attachments, nmcg */
+	struct hlist_head	*mcg_hash;	/* multicast groups by GID */
+	u32			mcg_seed;	/* of their hash */
 	u32			nmcg;
 	atomic64_t		counters[SROCE_CNT_NR];
 };

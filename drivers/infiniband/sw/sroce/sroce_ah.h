@@ -11,6 +11,9 @@
 
 struct sroce_dev;
 
+/* The GRH and IPv6 flow label: 20 bits */
+#define SROCE_FLOW_LABEL_MASK	0xfffff
+
 struct sroce_av {
 	bool		ipv6;
 	__be32		saddr;
@@ -21,6 +24,7 @@ struct sroce_av {
 	u8		tos;		/* or IPv6 traffic class */
 	u8		ttl;		/* or IPv6 hop limit */
 	__be16		sport;
+	u32		gen;		/* a connected QP's: bumped on change */
 };
 
 struct sroce_ah {

@@ -57,6 +57,9 @@ enum sroce_counter {
 	SROCE_CNT_LOCAL_OP_ERRORS,	/* REG_MR / LOCAL_INV refused */
 	SROCE_CNT_REMOTE_INV_ERRORS,	/* Send with Invalidate refused */
 	SROCE_CNT_MW_BINDS,		/* memory windows bound */
+	SROCE_CNT_TX_LOCAL,		/* to a local address: delivered inside */
+	SROCE_CNT_RX_DROP_LOOPBACK,	/* came through the stack's loopback */
+	SROCE_CNT_RX_DROP_DEST,		/* UD: not to a unicast address of ours */
 	SROCE_CNT_NR
 };
 

@@ -25,6 +25,7 @@
 #include <net/net_namespace.h>
 
 #include "sroce.h"
+#include "sroce_mcast.h"
 #include "sroce_param.h"
 
 static LIST_HEAD(sroce_devices);
@@ -123,7 +124,9 @@ int sroce_newlink(const char *ibdev_name, struct net_device *ndev)
 	 */
 	lockdep_set_class(&sdev->ah_table.xa_lock, &sroce_ah_table_key);
 	spin_lock_init(&sdev->mcg_lock);
-	INIT_LIST_HEAD(&sdev->mcg_list);
+	err = sroce_mcast_dev_init(sdev);
+	if (err)
+		goto err_dealloc;
 	sroce_init_attr(sdev);
 	sroce_set_ops(sdev);
 
@@ -193,6 +196,7 @@ void sroce_dealloc_driver(struct ib_device *ibdev)
 	xa_destroy(&sdev->qp_table);
 	xa_destroy(&sdev->mr_table);
 	xa_destroy(&sdev->ah_table);
+	sroce_mcast_dev_exit(sdev);
 	dev_put(sdev->ndev);
 }
 

@@ -20,7 +20,10 @@
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/hash.h>
 #include <linux/igmp.h>
+#include <linux/jhash.h>
+#include <linux/random.h>
 #include <linux/inetdevice.h>
 #include <linux/slab.h>
 #include <linux/udp.h>
@@ -37,8 +40,16 @@
 #include "sroce_param.h"
 #include "sroce_qp.h"
 
+/*
+ * Groups are hashed by GID with a per-device random seed, so that the
+ * lookup each multicast datagram makes is O(1) whatever GIDs a process
+ * attaches; each QP lists its own attachments, so that destroying it
+ * touches only those. Everything under sdev->mcg_lock.
+ */
+#define SROCE_MCG_HASH_BITS	11
+
 struct sroce_mcg {
-	struct list_head	list;		/* sdev->mcg_list */
+	struct hlist_node	node;		/* sdev->mcg_hash */
 	union ib_gid		gid;
 	struct list_head	qps;		/* struct sroce_mca */
 	u32			nqp;
@@ -46,7 +57,9 @@ struct sroce_mcg {
 
 /* One QP attached to one group */
 struct sroce_mca {
-	struct list_head	list;
+	struct list_head	list;		/* g->qps */
+	struct list_head	qp_list;	/* qp->mca_list */
+	struct sroce_mcg	*g;
 	struct sroce_qp		*qp;
 	/*
 	 * Attaches not yet detached: the core counts each successful
@@ -170,15 +183,42 @@ static void sroce_mc_member(struct sroce_dev *sdev, const union ib_gid *gid,
 	queue_work(sroce_mc_wq, &mw->work);
 }
 
+static struct hlist_head *sroce_mcg_bucket(struct sroce_dev *sdev,
+					   const union ib_gid *gid)
+{
+	u32 h = jhash2((const u32 *)gid->raw, sizeof(gid->raw) / 4,
+		       sdev->mcg_seed);
+
+	return &sdev->mcg_hash[hash_32(h, SROCE_MCG_HASH_BITS)];
+}
+
 static struct sroce_mcg *sroce_mcg_find(struct sroce_dev *sdev,
 					const union ib_gid *gid)
 {
 	struct sroce_mcg *g;
 
-	list_for_each_entry(g, &sdev->mcg_list, list)
+	hlist_for_each_entry(g, sroce_mcg_bucket(sdev, gid), node)
 		if (!memcmp(&g->gid, gid, sizeof(*gid)))
 			return g;
 	return NULL;
+}
+
+int sroce_mcast_dev_init(struct sroce_dev *sdev)
+{
+	sdev->mcg_hash = kvcalloc(1 << SROCE_MCG_HASH_BITS,
+				  sizeof(*sdev->mcg_hash), GFP_KERNEL);
+	if (!sdev->mcg_hash)
+		return -ENOMEM;
+	sdev->mcg_seed = get_random_u32();
+	return 0;
+}
+
+/* Every QP is gone, so every group was freed. */
+void sroce_mcast_dev_exit(struct sroce_dev *sdev)
+{
+	WARN_ON(sdev->nmcg);
+	kvfree(sdev->mcg_hash);
+	sdev->mcg_hash = NULL;
 }
 
 static bool sroce_gid_is_mcast(const union ib_gid *gid)
@@ -221,11 +261,12 @@ int sroce_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid)
 		ng = NULL;
 		g->gid = *gid;
 		INIT_LIST_HEAD(&g->qps);
-		list_add_tail(&g->list, &sdev->mcg_list);
+		hlist_add_head(&g->node, sroce_mcg_bucket(sdev, gid));
 		sdev->nmcg++;
 		sroce_mc_member(sdev, gid, true, mw);
 		mw = NULL;
 	}
+	/* at most SROCE_MAX_MCAST_QP_ATTACH */
 	list_for_each_entry(a, &g->qps, list) {
 		if (a->qp == qp) {
 			a->refs++;	/* attached already: count it */
@@ -237,8 +278,10 @@ int sroce_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid)
 		goto unlock;
 	}
 	na->qp = qp;
+	na->g = g;
 	na->refs = 1;
 	list_add_tail(&na->list, &g->qps);
+	list_add_tail(&na->qp_list, &qp->mca_list);
 	g->nqp++;
 	na = NULL;
 unlock:
@@ -251,83 +294,80 @@ out:
 }
 
 /*
- * Detach @qp from @g once (@all: completely); sdev->mcg_lock held.
- * Frees an emptied group.
+ * Take attachment @a away; sdev->mcg_lock held. An emptied group is
+ * freed and left at the IP layer with *@mw (never NULL here), which is
+ * then used up: *@mw becomes NULL.
  */
-static bool sroce_mcg_drop(struct sroce_dev *sdev, struct sroce_mcg *g,
-			   struct sroce_qp *qp, bool all,
+static void sroce_mca_drop(struct sroce_dev *sdev, struct sroce_mca *a,
 			   struct sroce_mc_work **mw)
 {
-	struct sroce_mca *a;
+	struct sroce_mcg *g = a->g;
 
-	list_for_each_entry(a, &g->qps, list) {
-		if (a->qp != qp)
-			continue;
-		if (!all && --a->refs)
-			return true;
-		list_del(&a->list);
-		kfree(a);
-		if (--g->nqp == 0) {
-			list_del(&g->list);
-			sdev->nmcg--;
-			if (*mw) {
-				sroce_mc_member(sdev, &g->gid, false, *mw);
-				*mw = NULL;
-			}
-			kfree(g);
-		}
-		return true;
+	list_del(&a->list);
+	list_del(&a->qp_list);
+	kfree(a);
+	if (--g->nqp == 0) {
+		hlist_del(&g->node);
+		sdev->nmcg--;
+		sroce_mc_member(sdev, &g->gid, false, *mw);
+		*mw = NULL;
+		kfree(g);
 	}
-	return false;
 }
 
 int sroce_detach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid)
 {
 	struct sroce_dev *sdev = to_sdev(ibqp->device);
 	struct sroce_mc_work *mw = kzalloc(sizeof(*mw), GFP_KERNEL);
-	struct sroce_mcg *g;
+	struct sroce_qp *qp = to_sqp(ibqp);
+	struct sroce_mca *a;
 	unsigned long flags;
-	bool found = false;
+	int err = -EINVAL;
 
 	if (!mw)
 		return -ENOMEM;
 	spin_lock_irqsave(&sdev->mcg_lock, flags);
-	g = sroce_mcg_find(sdev, gid);
-	if (g)
-		found = sroce_mcg_drop(sdev, g, to_sqp(ibqp), false, &mw);
+	list_for_each_entry(a, &qp->mca_list, qp_list) {
+		if (memcmp(&a->g->gid, gid, sizeof(*gid)))
+			continue;
+		if (!--a->refs)
+			sroce_mca_drop(sdev, a, &mw);
+		err = 0;
+		break;
+	}
 	spin_unlock_irqrestore(&sdev->mcg_lock, flags);
 	kfree(mw);
-	return found ? 0 : -EINVAL;
+	return err;
 }
 
 /*
  * The QP is being destroyed: detach it from every group, so that no
- * datagram finds it afterwards. A caller should have detached it.
+ * datagram finds it afterwards. A caller should have detached it. Walks
+ * only the QP's own attachments; one work item for a group leave is
+ * allocated outside the lock at a time.
  */
 void sroce_mcast_detach_all(struct sroce_qp *qp)
 {
 	struct sroce_dev *sdev = qp->sdev;
-	struct sroce_mcg *g, *tmp;
 	struct sroce_mc_work *mw;
+	struct sroce_mca *a;
 	unsigned long flags;
-	bool more = true;
 
 	if (qp->ibqp.qp_type != IB_QPT_UD)
 		return;
-	while (more) {
-		/* One work item per group left: allocated outside the lock */
+	for (;;) {
 		mw = kzalloc(sizeof(*mw), GFP_KERNEL | __GFP_NOFAIL);
-		more = false;
 		spin_lock_irqsave(&sdev->mcg_lock, flags);
-		list_for_each_entry_safe(g, tmp, &sdev->mcg_list, list) {
-			if (sroce_mcg_drop(sdev, g, qp, true, &mw) && !mw) {
-				more = true;	/* used it up: go again */
-				break;
-			}
-		}
+		while ((a = list_first_entry_or_null(&qp->mca_list,
+						     struct sroce_mca,
+						     qp_list)) && mw)
+			sroce_mca_drop(sdev, a, &mw);
 		spin_unlock_irqrestore(&sdev->mcg_lock, flags);
-		kfree(mw);
+		/* still ours: nothing was left to detach */
+		if (mw)
+			break;
 	}
+	kfree(mw);
 }
 
 /*

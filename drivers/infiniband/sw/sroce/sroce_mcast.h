@@ -12,6 +12,8 @@ struct sroce_rxpkt;
 /* The destination QPN of a multicast datagram */
 #define SROCE_MCAST_QPN		0xffffff
 
+int sroce_mcast_dev_init(struct sroce_dev *sdev);
+void sroce_mcast_dev_exit(struct sroce_dev *sdev);
 int sroce_mcast_init(void);
 void sroce_mcast_exit(void);
 int sroce_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);

@@ -8,21 +8,26 @@
  * so whichever module loads second fails to bind and refuses to load
  * before it has touched anything.
  *
- * Received packets arrive in sroce_udp_rcv() in softirq context: it
- * checks the headers and the ICRC, finds the device and the QP, and runs
- * the responder (requests) or the completer (responses) under the QP
- * lock. sroce_xmit() sends a batch of packets (built once, headers and
- * ICRC included, by sroce_pkt.c) through the IP output path with a route
- * cached per QP.
+ * Received packets arrive in sroce_udp_rcv() in softirq context, which
+ * refuses what came through a loopback device, and sroce_rcv() checks
+ * the headers and the ICRC, finds the device and the QP, and runs the
+ * responder (requests) or the completer (responses) under the QP lock.
+ * sroce_xmit() sends a batch of packets (built once, headers and ICRC
+ * included, by sroce_pkt.c) through the IP output path with a route
+ * cached per QP, or, to an address of this host, straight to
+ * sroce_rcv() through a per-CPU queue: no process can imitate those.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 #include <linux/inetdevice.h>
+#include <linux/interrupt.h>
 #include <linux/ip.h>
 #include <linux/skbuff.h>
 #include <linux/udp.h>
 #include <linux/wait_bit.h>
+#include <net/addrconf.h>
 #include <net/ip.h>
+#include <net/ip6_fib.h>
 #include <net/ip6_route.h>
 #include <net/ipv6.h>
 #include <net/ipv6_stubs.h>
@@ -73,32 +78,6 @@ static struct dst_entry *sroce_lookup6(struct sroce_qp *qp,
 	return IS_ERR(dst) ? NULL : dst;
 }
 
-/* A connected QP's route (referenced), cached per QP. */
-static struct dst_entry *sroce_route_qp(struct sroce_qp *qp)
-{
-	struct dst_entry *dst;
-	struct in6_addr saddr6;
-	struct rtable *rt;
-	__be32 saddr;
-
-	if (qp->av.ipv6) {
-		dst = dst_cache_get_ip6(&qp->dst_cache, &saddr6);
-		if (dst)
-			return dst;
-		dst = sroce_lookup6(qp, &qp->av.saddr6, &qp->av.daddr6);
-		if (dst)
-			dst_cache_set_ip6(&qp->dst_cache, dst, &qp->av.saddr6);
-		return dst;
-	}
-	rt = dst_cache_get_ip4(&qp->dst_cache, &saddr);
-	if (rt)
-		return &rt->dst;
-	dst = sroce_lookup4(qp, qp->av.saddr, qp->av.daddr);
-	if (dst)
-		dst_cache_set_ip4(&qp->dst_cache, dst, qp->av.saddr);
-	return dst;
-}
-
 static bool sroce_skb_mcast(struct sk_buff *skb)
 {
 	if (skb->protocol == htons(ETH_P_IP))
@@ -117,6 +96,65 @@ static struct dst_entry *sroce_route_pkt(struct sroce_qp *qp,
 		return sroce_lookup4(qp, ip_hdr(skb)->saddr,
 				     ip_hdr(skb)->daddr);
 	return sroce_lookup6(qp, &ipv6_hdr(skb)->saddr, &ipv6_hdr(skb)->daddr);
+}
+
+void sroce_route_init(struct sroce_route *r)
+{
+	spin_lock_init(&r->lock);
+	r->dst = NULL;
+}
+
+void sroce_route_release(struct sroce_route *r)
+{
+	dst_release(r->dst);
+	r->dst = NULL;
+}
+
+static u32 sroce_route_cookie(struct dst_entry *dst)
+{
+	if (IS_ENABLED(CONFIG_IPV6) && dst->ops->family == AF_INET6)
+		return rt6_get_cookie((struct rt6_info *)dst);
+	return 0;
+}
+
+/*
+ * A connected QP's packet's route (referenced): the QP's cached one if
+ * it was made for the path version the packet was built with and is
+ * still valid, else looked up from the packet's own addresses, never
+ * from qp->av, which a modify_qp may be changing (SQD -> SQD) while we
+ * run without qp->lock. A lookup replaces the cache unless the cache is
+ * of a newer path already. BHs off.
+ */
+static struct dst_entry *sroce_route_qp(struct sroce_qp *qp,
+					struct sk_buff *skb)
+{
+	struct sroce_route *r = &qp->route;
+	u32 gen = SROCE_SKB_CB(skb)->av_gen;
+	struct dst_entry *dst, *old = NULL;
+
+	spin_lock(&r->lock);
+	dst = r->dst;
+	if (dst && r->gen == gen &&
+	    (!dst->obsolete || dst->ops->check(dst, r->cookie))) {
+		dst_hold(dst);
+		spin_unlock(&r->lock);
+		return dst;
+	}
+	spin_unlock(&r->lock);
+
+	dst = sroce_route_pkt(qp, skb);
+	if (!dst)
+		return NULL;
+	spin_lock(&r->lock);
+	if (!r->dst || (s32)(gen - r->gen) >= 0) {
+		old = r->dst;
+		r->dst = dst_clone(dst);
+		r->cookie = sroce_route_cookie(dst);
+		r->gen = gen;
+	}
+	spin_unlock(&r->lock);
+	dst_release(old);
+	return dst;
 }
 
 /* Transmit contexts alive: module exit waits for the last one */
@@ -196,13 +234,126 @@ static void sroce_tx_done(struct sk_buff *skb)
 }
 
 /*
+ * Packets to an address of this host (two QPs of one device, two devices
+ * of one host, a device on lo) never enter the IP stack: they are
+ * delivered here, so that the receive path can refuse every RoCE packet
+ * the stack's loopback carries (any local process can send one with a
+ * plain UDP socket). One queue per CPU, drained by a tasklet a budget at
+ * a time, like the loopback device's backlog: a transfer between two
+ * local QPs runs in softirq rounds, never as one long call chain in the
+ * sender's context. Only ever touched with BHs off, on its own CPU.
+ */
+struct sroce_loop {
+	struct sk_buff_head	queue;
+	struct tasklet_struct	tasklet;
+};
+
+static DEFINE_PER_CPU(struct sroce_loop, sroce_loop);
+
+#define SROCE_LOOP_BUDGET	64
+
+static void sroce_rcv(struct sk_buff *skb, struct ib_device *ibdev);
+
+/* Is @ibdev one of ours (rdma_rxe reports the same driver_id)? */
+static bool sroce_owns(struct ib_device *ibdev)
+{
+	return ibdev->ops.dealloc_driver == sroce_dealloc_driver;
+}
+
+/* The netdev that owns the packet's destination address; RCU held. */
+static struct net_device *sroce_addr_owner(struct sk_buff *skb)
+{
+	if (skb->protocol == htons(ETH_P_IP))
+		return __ip_dev_find(&init_net, ip_hdr(skb)->daddr, false);
+	if (IS_ENABLED(CONFIG_IPV6))
+		return ipv6_dev_find(&init_net, &ipv6_hdr(skb)->daddr, NULL);
+	return NULL;
+}
+
+/* The RDMA device (referenced) of the netdev owning the destination */
+static struct ib_device *sroce_local_device(struct sk_buff *skb)
+{
+	struct ib_device *ibdev = NULL;
+	struct net_device *ndev;
+
+	rcu_read_lock();
+	ndev = sroce_addr_owner(skb);
+	if (ndev)
+		ibdev = ib_device_get_by_netdev(ndev, RDMA_DRIVER_RXE);
+	rcu_read_unlock();
+	return ibdev;
+}
+
+static void sroce_loop_run(struct tasklet_struct *t)
+{
+	struct sroce_loop *l = container_of(t, struct sroce_loop, tasklet);
+	struct sk_buff *skb;
+	int n = 0;
+
+	while (n++ < SROCE_LOOP_BUDGET && (skb = __skb_dequeue(&l->queue))) {
+		struct ib_device *ibdev = sroce_local_device(skb);
+
+		if (!ibdev) {
+			kfree_skb(skb);		/* address gone meanwhile */
+			continue;
+		}
+		/* as if it had come in on the receiving device's netdev */
+		if (sroce_owns(ibdev))
+			skb->dev = to_sdev(ibdev)->ndev;
+		sroce_rcv(skb, ibdev);		/* puts ibdev, frees skb */
+	}
+	if (!skb_queue_empty(&l->queue))
+		tasklet_schedule(t);
+}
+
+/* BHs off: queue a packet for a local address, as the wire would. */
+static void sroce_loop_deliver(struct sroce_dev *sdev, struct sk_buff *skb)
+{
+	struct sroce_loop *l = this_cpu_ptr(&sroce_loop);
+
+	sroce_count(sdev, SROCE_CNT_TX_LOCAL);
+	__skb_queue_tail(&l->queue, skb);
+	tasklet_schedule(&l->tasklet);
+}
+
+void sroce_loop_init(void)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct sroce_loop *l = per_cpu_ptr(&sroce_loop, cpu);
+
+		__skb_queue_head_init(&l->queue);
+		tasklet_setup(&l->tasklet, sroce_loop_run);
+	}
+}
+
+/*
+ * Every device is gone, so nothing queues any more: let a scheduled run
+ * finish (what it finds is dropped: its device is gone too), then free
+ * what is left.
+ */
+void sroce_loop_exit(void)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct sroce_loop *l = per_cpu_ptr(&sroce_loop, cpu);
+
+		tasklet_kill(&l->tasklet);
+		__skb_queue_purge(&l->queue);
+	}
+}
+
+/*
  * Send a batch of sealed packets. Called without qp->lock, in process or
  * softirq context; a packet we cannot route or the stack drops is lost
  * like on any wire, and the protocol retransmits it. @paced packets (the
  * requester's and READ responses) count in qp->tx->inflight until the
  * stack frees them; our skbs are linear, so the destructor argument is
  * free to carry the context. ACKs sent as requests arrive are not
- * paced: they are one per request packet or fewer.
+ * paced: they are one per request packet or fewer. A packet whose route
+ * is local goes to sroce_loop_deliver() instead of the stack.
  */
 void sroce_xmit(struct sroce_qp *qp, struct sk_buff_head *list, bool paced)
 {
@@ -210,16 +361,25 @@ void sroce_xmit(struct sroce_qp *qp, struct sk_buff_head *list, bool paced)
 	struct sroce_tx_ctx *ctx = qp->tx;
 	struct dst_entry *dst = NULL;
 	struct sk_buff *skb;
+	u32 gen = 0;
 
 	if (skb_queue_empty(list))
 		return;
 	local_bh_disable();
-	if (connected)
-		dst = sroce_route_qp(qp);
 	while ((skb = __skb_dequeue(list))) {
 		struct dst_entry *d;
 
-		d = connected ? dst_clone(dst) : sroce_route_pkt(qp, skb);
+		if (!connected) {
+			d = sroce_route_pkt(qp, skb);
+		} else {
+			/* a batch is built for one path, or rarely two */
+			if (!dst || SROCE_SKB_CB(skb)->av_gen != gen) {
+				dst_release(dst);
+				gen = SROCE_SKB_CB(skb)->av_gen;
+				dst = sroce_route_qp(qp, skb);
+			}
+			d = dst ? dst_clone(dst) : NULL;
+		}
 		if (!d) {
 			sroce_count(qp->sdev, SROCE_CNT_TX_DROP);
 			kfree_skb(skb);
@@ -240,6 +400,11 @@ void sroce_xmit(struct sroce_qp *qp, struct sk_buff_head *list, bool paced)
 			skb->destructor = sroce_tx_done;
 		}
 		sroce_count(qp->sdev, SROCE_CNT_TX_PACKETS);
+		if (d->dev->flags & IFF_LOOPBACK) {
+			dst_release(d);
+			sroce_loop_deliver(qp->sdev, skb);
+			continue;
+		}
 		skb->dev = d->dev;
 		skb_dst_set(skb, d);
 		if (!connected && sroce_skb_mcast(skb))
@@ -257,33 +422,33 @@ void sroce_xmit(struct sroce_qp *qp, struct sk_buff_head *list, bool paced)
 }
 
 /*
- * The RDMA device (referenced) a packet is for. Packets a host sends to
- * one of its own addresses (two QPs of one device, or two devices of one
- * host) come back through the loopback device: they belong to the netdev
- * that owns the destination address.
+ * A RoCE packet the IP stack carried through a loopback device, or from
+ * the wire with a source address of this host: not one of ours, since
+ * sroce_xmit() delivers those itself. RCU held.
  */
-static struct ib_device *sroce_rx_device(struct sk_buff *skb)
+static bool sroce_rx_forged_local(struct sk_buff *skb)
 {
-	struct net_device *ndev = skb->dev;
-	struct ib_device *ibdev;
-
-	rcu_read_lock();
-	if ((ndev->flags & IFF_LOOPBACK) && skb->protocol == htons(ETH_P_IP)) {
-		struct net_device *owner;
-
-		owner = __ip_dev_find(&init_net, ip_hdr(skb)->daddr, false);
-		if (owner)
-			ndev = owner;
-	}
-	ibdev = ib_device_get_by_netdev(ndev, RDMA_DRIVER_RXE);
-	rcu_read_unlock();
-	return ibdev;
+	if (skb->dev->flags & IFF_LOOPBACK)
+		return true;
+	if (skb->protocol == htons(ETH_P_IP))
+		return __ip_dev_find(&init_net, ip_hdr(skb)->saddr, false);
+	return IS_ENABLED(CONFIG_IPV6) &&
+	       ipv6_chk_addr(&init_net, &ipv6_hdr(skb)->saddr, NULL, 0);
 }
 
-/* Is @ibdev one of ours (rdma_rxe reports the same driver_id)? */
-static bool sroce_owns(struct ib_device *ibdev)
+/* Count and report it on the device its destination belongs to. */
+static void sroce_rx_drop_local(struct sk_buff *skb)
 {
-	return ibdev->ops.dealloc_driver == sroce_dealloc_driver;
+	struct ib_device *ibdev = sroce_local_device(skb);
+
+	if (!ibdev)
+		return;
+	if (sroce_owns(ibdev)) {
+		sroce_count(to_sdev(ibdev), SROCE_CNT_RX_DROP_LOOPBACK);
+		pr_notice_ratelimited("%s: RoCE packet from a local socket dropped (sroce delivers its own local traffic itself)\n",
+				      dev_name(&ibdev->dev));
+	}
+	ib_device_put(ibdev);
 }
 
 /*
@@ -352,12 +517,41 @@ static bool sroce_rx_from_peer(struct sroce_qp *qp, struct sk_buff *skb,
 	return true;
 }
 
-/* Softirq. Returning 0 means we consumed (and freed) the skb. */
-static int sroce_udp_rcv(struct sock *sk, struct sk_buff *skb)
+/*
+ * May a datagram for a UD or GSI QP (not the multicast QPN) be taken?
+ * Only if it was sent to a unicast address of this device: a broadcast
+ * or a group address would otherwise reach the same-numbered QP on every
+ * sroce host of the segment. (The multicast QPN is for group addresses
+ * only: sroce_mcast_rcv().) RCU held by the caller or not needed.
+ */
+static bool sroce_ud_dest_ok(struct sroce_dev *sdev, struct sk_buff *skb)
+{
+	bool ok;
+
+	rcu_read_lock();
+	if (skb->protocol == htons(ETH_P_IP))
+		ok = __ip_dev_find(&init_net, ip_hdr(skb)->daddr, false) ==
+		     sdev->ndev;
+	else
+		ok = IS_ENABLED(CONFIG_IPV6) &&
+		     ipv6_chk_addr(&init_net, &ipv6_hdr(skb)->daddr,
+				   sdev->ndev, 1);
+	rcu_read_unlock();
+	if (!ok)
+		sroce_count(sdev, SROCE_CNT_RX_DROP_DEST);
+	return ok;
+}
+
+/*
+ * One received RoCE packet for device @ibdev (referenced; put here),
+ * from the wire or delivered locally: check the headers and the ICRC,
+ * find the QP, and run the responder (requests) or the completer
+ * (responses) under the QP lock. Softirq. Frees @skb.
+ */
+static void sroce_rcv(struct sk_buff *skb, struct ib_device *ibdev)
 {
 	struct sk_buff_head out;
 	struct sroce_dev *sdev;
-	struct ib_device *ibdev;
 	struct sroce_rxpkt rx;
 	struct sroce_qp *qp;
 	unsigned long flags;
@@ -365,24 +559,12 @@ static int sroce_udp_rcv(struct sock *sk, struct sk_buff *skb)
 	bool kick;
 	u32 len;
 
-	if ((skb->protocol != htons(ETH_P_IP) &&
-	     skb->protocol != htons(ETH_P_IPV6)) || skb_linearize(skb))
-		goto drop;
-	len = ntohs(udp_hdr(skb)->len);
-	if (len < sizeof(struct udphdr) ||
-	    skb_transport_header(skb) + len > skb_tail_pointer(skb))
-		goto drop;
-	ibdev = sroce_rx_device(skb);
-	if (!ibdev)
-		goto drop;
-	if (!sroce_owns(ibdev)) {
-		ib_device_put(ibdev);
-		goto drop;
-	}
+	if (!sroce_owns(ibdev))
+		goto put_dev;
 	sdev = to_sdev(ibdev);
 	sroce_count(sdev, SROCE_CNT_RX_PACKETS);
+	len = ntohs(udp_hdr(skb)->len) - sizeof(struct udphdr);
 	rx.bth = skb_transport_header(skb) + sizeof(struct udphdr);
-	len -= sizeof(struct udphdr);
 	ip = skb_network_header(skb);
 	if (sroce_parse_bth_packet(rx.bth, len, &rx.p)) {
 		sroce_count(sdev, SROCE_CNT_RX_DROP_MALFORMED);
@@ -402,10 +584,14 @@ static int sroce_udp_rcv(struct sock *sk, struct sk_buff *skb)
 		goto put_dev;
 	}
 
-	__skb_queue_head_init(&out);
-	spin_lock_irqsave(&qp->lock, flags);
 	if (sroce_qp_is_ud(qp)) {
-		/* Datagrams come from anyone with the P_Key and Q_Key */
+		/*
+		 * Datagrams come from anyone with the P_Key and Q_Key, to
+		 * an address of ours.
+		 */
+		if (!sroce_ud_dest_ok(sdev, skb))
+			goto put_qp;
+		spin_lock_irqsave(&qp->lock, flags);
 		if (sroce_pkey_ok(rx.p.hdr.bth.pkey))
 			sroce_ud_rcv(qp, skb, &rx);
 		else
@@ -413,6 +599,8 @@ static int sroce_udp_rcv(struct sock *sk, struct sk_buff *skb)
 		sroce_qp_unlock(qp, flags);
 		goto put_qp;
 	}
+	__skb_queue_head_init(&out);
+	spin_lock_irqsave(&qp->lock, flags);
 	if (!sroce_rx_from_peer(qp, skb, &rx.p)) {
 		sroce_qp_unlock(qp, flags);
 		goto put_qp;
@@ -429,6 +617,38 @@ put_qp:
 	sroce_qp_put(qp);
 put_dev:
 	ib_device_put(ibdev);
+	kfree_skb(skb);
+}
+
+/*
+ * The RoCE UDP sockets' receive hook: packets the IP stack delivers to
+ * port 4791. Softirq. Returning 0 means we consumed (and freed) the skb.
+ */
+static int sroce_udp_rcv(struct sock *sk, struct sk_buff *skb)
+{
+	struct ib_device *ibdev;
+	bool forged;
+	u32 len;
+
+	if ((skb->protocol != htons(ETH_P_IP) &&
+	     skb->protocol != htons(ETH_P_IPV6)) || skb_linearize(skb))
+		goto drop;
+	len = ntohs(udp_hdr(skb)->len);
+	if (len < sizeof(struct udphdr) ||
+	    skb_transport_header(skb) + len > skb_tail_pointer(skb))
+		goto drop;
+	rcu_read_lock();
+	forged = sroce_rx_forged_local(skb);
+	rcu_read_unlock();
+	if (forged) {
+		sroce_rx_drop_local(skb);
+		goto drop;
+	}
+	ibdev = ib_device_get_by_netdev(skb->dev, RDMA_DRIVER_RXE);
+	if (!ibdev)
+		goto drop;
+	sroce_rcv(skb, ibdev);
+	return 0;
 drop:
 	kfree_skb(skb);
 	return 0;
@@ -473,6 +693,7 @@ int sroce_net_init(void)
 {
 	struct socket *sock;
 
+	sroce_loop_init();
 	sock = sroce_udp_open(false);
 	if (IS_ERR(sock))
 		goto err;
@@ -491,6 +712,7 @@ err_close4:
 	udp_tunnel_sock_release(sroce_sock4);
 	sroce_sock4 = NULL;
 err:
+	sroce_loop_exit();
 	if (PTR_ERR(sock) == -EADDRINUSE)
 		pr_err("UDP port %d is taken: is rdma_rxe loaded? sroce and rdma_rxe cannot be loaded together\n",
 		       ROCE_V2_UDP_DPORT);
@@ -507,4 +729,5 @@ void sroce_net_exit(void)
 	udp_tunnel_sock_release(sroce_sock4);
 	sroce_sock4 = NULL;
 	sroce_sock6 = NULL;
+	sroce_loop_exit();
 }

@@ -7,6 +7,7 @@
 #define SROCE_NET_H
 
 #include <linux/skbuff.h>
+#include <linux/spinlock.h>
 
 #include "sroce/wire.h"
 
@@ -30,6 +31,30 @@ struct sroce_av;
 #define SROCE_TX_HIGH		128
 #define SROCE_TX_LOW		32
 #define SROCE_TX_THROTTLED	0
+
+/*
+ * A connected QP's route, for the packets built for one version of its
+ * path (sroce_av.gen): a packet built before an address change is routed
+ * with the address it carries, never with the route of the new one.
+ */
+struct sroce_route {
+	spinlock_t		lock;		/* dst, cookie, gen */
+	struct dst_entry	*dst;		/* referenced, or NULL */
+	u32			cookie;		/* IPv6 route validity */
+	u32			gen;		/* sroce_av.gen it was built for */
+};
+
+/* What a built packet carries to sroce_xmit() in skb->cb */
+struct sroce_skb_cb {
+	u32			av_gen;
+};
+
+#define SROCE_SKB_CB(skb)	((struct sroce_skb_cb *)(skb)->cb)
+
+void sroce_route_init(struct sroce_route *r);
+void sroce_route_release(struct sroce_route *r);
+void sroce_loop_init(void);
+void sroce_loop_exit(void);
 
 struct sroce_tx_ctx {
 	refcount_t		refs;		/* the QP's, one per packet */

@@ -119,4 +119,6 @@ void sroce_pkt_seal(const struct sroce_av *av, struct sk_buff *skb)
 		icrc = 0;	/* cannot happen: we built these headers */
 	sroce_icrc_put(skb_tail_pointer(skb) - SROCE_ICRC_LEN, icrc);
 	skb->ip_summed = CHECKSUM_NONE;
+	BUILD_BUG_ON(sizeof(struct sroce_skb_cb) > sizeof(skb->cb));
+	SROCE_SKB_CB(skb)->av_gen = av->gen;
 }

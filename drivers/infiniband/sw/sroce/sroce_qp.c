@@ -177,18 +177,17 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	qp->mtu = 256;
 	qp->path_mtu = IB_MTU_256;
 	spin_lock_init(&qp->lock);
+	INIT_LIST_HEAD(&qp->mca_list);
 	refcount_set(&qp->refs, 1);
 	init_completion(&qp->released);
 	INIT_WORK(&qp->work, sroce_qp_work);
 	timer_setup(&qp->retrans_timer, sroce_retrans_timer, 0);
 	timer_setup(&qp->rnr_timer, sroce_rnr_timer, 0);
 
-	err = dst_cache_init(&qp->dst_cache, GFP_KERNEL);
-	if (err)
-		return err;
+	sroce_route_init(&qp->route);
 	err = sroce_tx_ctx_create(qp);
 	if (err)
-		goto err_dst;
+		return err;
 	err = sroce_qp_init_queues(qp, &init->cap, udata);
 	if (err)
 		goto err_tx;
@@ -201,9 +200,17 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		qpn = SROCE_GSI_QPN;
 		err = xa_insert(&sdev->qp_table, qpn, qp, GFP_KERNEL);
 	} else {
-		err = xa_alloc(&sdev->qp_table, &qpn, qp,
-			       XA_LIMIT(SROCE_MIN_QPN, SROCE_MAX_QPN),
-			       GFP_KERNEL);
+		/*
+		 * Cyclic, as MR indexes and AH numbers: a destroyed QP's
+		 * number comes back only after the whole range, so a stale
+		 * peer's packets, or forged ones aimed at the old QP, do not
+		 * reach the next QP created (1 means the range wrapped).
+		 */
+		err = xa_alloc_cyclic(&sdev->qp_table, &qpn, qp,
+				      XA_LIMIT(SROCE_MIN_QPN, SROCE_MAX_QPN),
+				      &sdev->qp_next, GFP_KERNEL);
+		if (err > 0)
+			err = 0;
 		/* max_qp reached, as for every other object */
 		if (err == -EBUSY)
 			err = -ENOMEM;
@@ -231,8 +238,6 @@ err_queues:
 	sroce_qp_free_queues(qp);
 err_tx:
 	sroce_tx_ctx_put(qp->tx);
-err_dst:
-	dst_cache_destroy(&qp->dst_cache);
 	return err;
 }
 
@@ -268,15 +273,17 @@ static void sroce_qp_config_engines(struct sroce_qp *qp)
 static int sroce_qp_set_av(struct sroce_qp *qp, struct rdma_ah_attr *ah)
 {
 	__be16 sport = qp->av.sport;	/* set with the destination QPN */
+	u32 gen = qp->av.gen;
 	int err;
 
 	err = sroce_av_from_attr(&qp->av, ah);
 	if (err)
 		return err;
 	qp->av.sport = sport;
+	/* packets built from now on take a route of the new path */
+	qp->av.gen = gen + 1;
 	qp->ah_attr = *ah;
 	qp->ah_attr.grh.sgid_attr = NULL;
-	dst_cache_reset(&qp->dst_cache);
 	return 0;
 }
 
@@ -492,7 +499,7 @@ int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	sroce_tx_ctx_put(qp->tx);
 
 	sroce_qp_free_queues(qp);
-	dst_cache_destroy(&qp->dst_cache);
+	sroce_route_release(&qp->route);
 	return 0;
 }
 

@@ -25,13 +25,13 @@
 #include <linux/skbuff.h>
 #include <linux/timer.h>
 #include <linux/workqueue.h>
-#include <net/dst_cache.h>
 #include <rdma/ib_verbs.h>
 
 #include "sroce/rc_engine.h"
 #include "sroce/wire.h"
 #include "sroce_ah.h"
 #include "sroce_mr.h"
+#include "sroce_net.h"
 #include "sroce_queue.h"
 #include "sroce_srq.h"
 
@@ -116,7 +116,8 @@ struct sroce_qp {
 	u32			ud_psn;		/* next UD datagram's PSN */
 	struct rdma_ah_attr	ah_attr;
 	struct sroce_av		av;
-	struct dst_cache	dst_cache;
+	struct sroce_route	route;		/* of av, for the transmit path */
+	struct list_head	mca_list;	/* its group attachments; mcg_lock */
 
 	/* Requester and completer: the engine, and the WQE copies. */
 	struct sroce_sq_eng	sq_eng;

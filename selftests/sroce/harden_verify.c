@@ -1,0 +1,403 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * harden_verify: verbs that standard programs use and that sroce once
+ * refused or let through, through the stock rxe provider, and a UD
+ * receiver for forged datagrams.
+ *
+ *   harden_verify -d DEV -g GID_INDEX verbs
+ *	A flow label of ~0 (what UCX passes) is taken by create_ah and by
+ *	modify_qp to RTR, and the QP then carries a message to itself,
+ *	data compared; a Send doorbell (ibv_wr_complete) on a UD QP in
+ *	RESET fails with EINVAL; a destroyed QP's number is not the next
+ *	one given.
+ *   harden_verify -d DEV -g GID_INDEX -f FILE -w FILE ud
+ *	A UD QP (Q_Key 0x11111111) writes "QPN" to -f, then waits until
+ *	-w exists, then sends one datagram to itself through the device's
+ *	own address (delivered inside the host) and checks that exactly two
+ *	datagrams arrived, in order: one of bytes 0x5a (the unicast one
+ *	forged by the peer, the control) and its own. Everything else the
+ *	test forges (broadcast, group and loopback datagrams) must not
+ *	arrive.
+ *
+ * Prints KTAP; exits 1 on a failure.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <infiniband/verbs.h>
+
+#define QKEY		0x11111111
+#define MSG		64
+#define GRH		40
+#define WAIT_S		300		/* a safety net, never the thing tested */
+
+static int n_ok, n_fail;
+
+static void ok(int cond, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("%sok %d ", cond ? "" : "not ", ++n_ok + n_fail);
+	if (!cond)
+		n_fail++, n_ok--;
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	fflush(stdout);
+}
+
+static void die(const char *what)
+{
+	printf("not ok %d %s: %s\nBail out!\n", n_ok + n_fail + 1, what,
+	       strerror(errno));
+	exit(1);
+}
+
+struct ctx {
+	struct ibv_context *ibv;
+	struct ibv_pd *pd;
+	struct ibv_cq *cq;
+	union ibv_gid gid;
+	int gid_index;
+	uint8_t *buf;
+	struct ibv_mr *mr;
+};
+
+/* The next completion, or -1 after WAIT_S */
+static int wait_wc(struct ctx *c, struct ibv_wc *wc)
+{
+	time_t end = time(NULL) + WAIT_S;
+
+	while (time(NULL) < end) {
+		int n = ibv_poll_cq(c->cq, 1, wc);
+
+		if (n < 0)
+			return -1;
+		if (n)
+			return 0;
+	}
+	printf("# no completion in %d s\n", WAIT_S);
+	return -1;
+}
+
+static struct ibv_qp *make_qp(struct ctx *c, enum ibv_qp_type type)
+{
+	struct ibv_qp_init_attr a = {
+		.send_cq = c->cq, .recv_cq = c->cq,
+		.cap = { .max_send_wr = 8, .max_recv_wr = 8,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+		.qp_type = type,
+	};
+	struct ibv_qp *qp = ibv_create_qp(c->pd, &a);
+
+	if (!qp)
+		die("ibv_create_qp");
+	return qp;
+}
+
+static void ah_attr(struct ctx *c, struct ibv_ah_attr *ah, uint32_t flow)
+{
+	memset(ah, 0, sizeof(*ah));
+	ah->is_global = 1;
+	ah->grh.dgid = c->gid;
+	ah->grh.sgid_index = c->gid_index;
+	ah->grh.hop_limit = 64;
+	ah->grh.traffic_class = 106;	/* DSCP 26, ECT(0): as UCX */
+	ah->grh.flow_label = flow;
+	ah->port_num = 1;
+}
+
+static int post_recv(struct ctx *c, struct ibv_qp *qp, uint64_t id,
+		     uint32_t off, uint32_t len)
+{
+	struct ibv_sge s = {
+		.addr = (uintptr_t)c->buf + off, .length = len,
+		.lkey = c->mr->lkey,
+	};
+	struct ibv_recv_wr wr = { .wr_id = id, .sg_list = &s, .num_sge = 1 };
+	struct ibv_recv_wr *bad;
+
+	return ibv_post_recv(qp, &wr, &bad);
+}
+
+static void ud_ready(struct ibv_qp *qp)
+{
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_INIT, .port_num = 1, .qkey = QKEY,
+	};
+
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			  IBV_QP_PORT | IBV_QP_QKEY))
+		die("UD INIT");
+	a.qp_state = IBV_QPS_RTR;
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE))
+		die("UD RTR");
+	a.qp_state = IBV_QPS_RTS;
+	a.sq_psn = 0;
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN))
+		die("UD RTS");
+}
+
+/* Flow label ~0 taken; an RC QP connected to itself moves a message. */
+static void test_flow_label(struct ctx *c)
+{
+	struct ibv_qp *qp = make_qp(c, IBV_QPT_RC);
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_INIT, .port_num = 1,
+		.qp_access_flags = IBV_ACCESS_LOCAL_WRITE,
+	};
+	struct ibv_sge s = {
+		.addr = (uintptr_t)c->buf, .length = MSG, .lkey = c->mr->lkey,
+	};
+	struct ibv_send_wr wr = {
+		.wr_id = 2, .sg_list = &s, .num_sge = 1,
+		.opcode = IBV_WR_SEND, .send_flags = IBV_SEND_SIGNALED,
+	}, *bad;
+	struct ibv_ah_attr ah;
+	struct ibv_wc wc;
+	struct ibv_ah *h;
+	int i, rc, got = 0, good = 1;
+
+	ah_attr(c, &ah, 0xffffffff);
+	h = ibv_create_ah(c->pd, &ah);
+	ok(h != NULL, "create_ah with flow label 0xffffffff, traffic class 106 (%s)",
+	   h ? "ok" : strerror(errno));
+	if (h)
+		ibv_destroy_ah(h);
+
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
+		die("RC INIT");
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTR;
+	a.path_mtu = IBV_MTU_1024;
+	a.dest_qp_num = qp->qp_num;
+	a.max_dest_rd_atomic = 1;
+	a.min_rnr_timer = 1;
+	a.ah_attr = ah;
+	rc = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+			   IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+			   IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER);
+	ok(!rc, "modify_qp to RTR with flow label 0xffffffff (%s)",
+	   rc ? strerror(rc) : "ok");
+	if (rc)
+		goto out;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTS;
+	a.timeout = 14;
+	a.retry_cnt = 7;
+	a.rnr_retry = 7;
+	a.max_rd_atomic = 1;
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
+			  IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
+			  IBV_QP_MAX_QP_RD_ATOMIC))
+		die("RC RTS");
+	for (i = 0; i < MSG; i++) {
+		c->buf[i] = (uint8_t)(i * 7 + 3);
+		c->buf[4096 + i] = 0;
+	}
+	if (post_recv(c, qp, 1, 4096, MSG) || ibv_post_send(qp, &wr, &bad))
+		die("post");
+	while (got < 2 && !wait_wc(c, &wc)) {
+		good &= wc.status == IBV_WC_SUCCESS;
+		got++;
+	}
+	ok(got == 2 && good && !memcmp(c->buf, c->buf + 4096, MSG),
+	   "and the QP sends itself %d bytes, data compared", MSG);
+out:
+	ibv_destroy_qp(qp);
+}
+
+/* A Send doorbell on a QP in RESET, through the new post API */
+static void test_reset_doorbell(struct ctx *c)
+{
+	struct ibv_qp_init_attr_ex a = {
+		.send_cq = c->cq, .recv_cq = c->cq,
+		.cap = { .max_send_wr = 8, .max_recv_wr = 8,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+		.qp_type = IBV_QPT_UD,
+		.comp_mask = IBV_QP_INIT_ATTR_PD |
+			     IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
+		.pd = c->pd,
+		.send_ops_flags = IBV_QP_EX_WITH_SEND,
+	};
+	struct ibv_qp_attr m = { .qp_state = IBV_QPS_RESET };
+	struct ibv_ah_attr ah;
+	struct ibv_qp_ex *qx;
+	struct ibv_ah *h;
+	struct ibv_qp *qp;
+	int rc;
+
+	qp = ibv_create_qp_ex(c->ibv, &a);
+	if (!qp)
+		die("ibv_create_qp_ex");
+	qx = ibv_qp_to_qp_ex(qp);
+	ah_attr(c, &ah, 0);
+	h = ibv_create_ah(c->pd, &ah);
+	if (!h)
+		die("ibv_create_ah");
+	ud_ready(qp);
+	if (ibv_modify_qp(qp, &m, IBV_QP_STATE))
+		die("modify RESET");
+	ibv_wr_start(qx);
+	qx->wr_id = 3;
+	qx->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_send(qx);
+	ibv_wr_set_ud_addr(qx, h, qp->qp_num, QKEY);
+	ibv_wr_set_sge(qx, c->mr->lkey, (uintptr_t)c->buf, MSG);
+	rc = ibv_wr_complete(qx);
+	ok(rc == EINVAL, "Send doorbell on a UD QP in RESET fails with EINVAL (%d: %s)",
+	   rc, strerror(rc));
+	ibv_destroy_ah(h);
+	ibv_destroy_qp(qp);
+}
+
+/* A destroyed QP's number does not come back at once */
+static void test_qpn_cyclic(struct ctx *c)
+{
+	struct ibv_qp *qp = make_qp(c, IBV_QPT_RC);
+	uint32_t first = qp->qp_num;
+	int again = 0, i;
+
+	for (i = 0; i < 4; i++) {
+		ibv_destroy_qp(qp);
+		qp = make_qp(c, IBV_QPT_RC);
+		again |= qp->qp_num == first;
+	}
+	ok(!again, "QP numbers: %u destroyed, the next four are others (last %u)",
+	   first, qp->qp_num);
+	ibv_destroy_qp(qp);
+}
+
+/* The UD receiver of the forged datagrams (see the header) */
+static void test_ud(struct ctx *c, const char *info, const char *go)
+{
+	struct ibv_qp *qp = make_qp(c, IBV_QPT_UD);
+	struct ibv_sge s = {
+		.addr = (uintptr_t)c->buf + 8192, .length = MSG,
+		.lkey = c->mr->lkey,
+	};
+	struct ibv_send_wr wr = {
+		.wr_id = 100, .sg_list = &s, .num_sge = 1,
+		.opcode = IBV_WR_SEND, .send_flags = IBV_SEND_SIGNALED,
+	}, *bad;
+	struct ibv_ah_attr ah;
+	time_t end = time(NULL) + WAIT_S;
+	int i, n, recv = 0, sent = 0, order_ok = 1;
+	uint8_t first[MSG], second[MSG];
+	struct ibv_wc wc;
+	struct ibv_ah *h;
+	FILE *f;
+
+	ud_ready(qp);
+	for (i = 0; i < 8; i++)
+		if (post_recv(c, qp, i, i * 256, GRH + MSG))
+			die("post_recv");
+	f = fopen(info, "w");
+	if (!f)
+		die(info);
+	fprintf(f, "%u\n", qp->qp_num);
+	fclose(f);
+	while (access(go, F_OK) && time(NULL) < end)
+		usleep(100000);
+	ok(!access(go, F_OK), "the peer and a local process forged");
+
+	ah_attr(c, &ah, 0);
+	h = ibv_create_ah(c->pd, &ah);
+	if (!h)
+		die("ibv_create_ah");
+	for (i = 0; i < MSG; i++)
+		c->buf[8192 + i] = (uint8_t)(i + 1);
+	wr.wr.ud.ah = h;
+	wr.wr.ud.remote_qpn = qp->qp_num;
+	wr.wr.ud.remote_qkey = QKEY;
+	if (ibv_post_send(qp, &wr, &bad))
+		die("ibv_post_send");
+	/* Our own datagram is the last to come: what came before is there */
+	while (time(NULL) < end && (!sent || recv < 2)) {
+		n = ibv_poll_cq(c->cq, 1, &wc);
+		if (n < 0)
+			die("ibv_poll_cq");
+		if (!n)
+			continue;
+		if (wc.wr_id == 100) {
+			sent = wc.status == IBV_WC_SUCCESS ? 1 : -1;
+			continue;
+		}
+		if (wc.status != IBV_WC_SUCCESS || wc.byte_len != GRH + MSG) {
+			order_ok = 0;
+			continue;
+		}
+		memcpy(recv ? second : first, c->buf + wc.wr_id * 256 + GRH,
+		       MSG);
+		order_ok &= wc.wr_id == (uint64_t)recv;
+		if (++recv == 2)
+			break;
+	}
+	usleep(500000);		/* anything more, forged late, shows here */
+	while ((n = ibv_poll_cq(c->cq, 1, &wc)) > 0)
+		if (wc.wr_id != 100)
+			recv++;
+	ok(sent == 1, "own datagram to own address sent");
+	ok(recv == 2, "exactly two datagrams received (got %d)", recv);
+	for (i = 0; recv == 2 && i < MSG; i++)
+		order_ok &= first[i] == 0x5a && second[i] == (uint8_t)(i + 1);
+	ok(recv == 2 && order_ok,
+	   "the forged unicast control, then our own, data compared");
+	ibv_destroy_ah(h);
+	ibv_destroy_qp(qp);
+}
+
+int main(int argc, char **argv)
+{
+	const char *dev = NULL, *info = NULL, *go = NULL;
+	struct ibv_device **list;
+	struct ctx c = { .gid_index = 1 };
+	int i, opt;
+
+	while ((opt = getopt(argc, argv, "d:g:f:w:")) != -1) {
+		switch (opt) {
+		case 'd': dev = optarg; break;
+		case 'g': c.gid_index = atoi(optarg); break;
+		case 'f': info = optarg; break;
+		case 'w': go = optarg; break;
+		default: return 2;
+		}
+	}
+	if (!dev || optind != argc - 1 ||
+	    (!strcmp(argv[optind], "ud") && (!info || !go))) {
+		fprintf(stderr, "usage: harden_verify -d DEV [-g N] [-f INFO -w GO] verbs|ud\n");
+		return 2;
+	}
+	list = ibv_get_device_list(NULL);
+	for (i = 0; list && list[i]; i++)
+		if (!strcmp(ibv_get_device_name(list[i]), dev))
+			c.ibv = ibv_open_device(list[i]);
+	if (!c.ibv)
+		die("ibv_open_device");
+	c.pd = ibv_alloc_pd(c.ibv);
+	c.cq = ibv_create_cq(c.ibv, 64, NULL, NULL, 0);
+	c.buf = calloc(1, 16384);
+	if (!c.pd || !c.cq || !c.buf)
+		die("setup");
+	c.mr = ibv_reg_mr(c.pd, c.buf, 16384, IBV_ACCESS_LOCAL_WRITE);
+	if (!c.mr || ibv_query_gid(c.ibv, 1, c.gid_index, &c.gid))
+		die("ibv_reg_mr / ibv_query_gid");
+
+	if (!strcmp(argv[optind], "ud")) {
+		test_ud(&c, info, go);
+	} else {
+		test_flow_label(&c);
+		test_reset_doorbell(&c);
+		test_qpn_cyclic(&c);
+	}
+	printf("1..%d\n", n_ok + n_fail);
+	return n_fail ? 1 : 0;
+}
