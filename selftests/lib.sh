@@ -251,3 +251,32 @@ ktap_import() {
 		esac
 	done < "$2"
 }
+
+# ucx_run_all DEV [SERVER_ROLES]: ucx_perftest over DEV's port 1 at UCT
+# level over rc_verbs (see sroce/ucx.sh), each case served by each of
+# SERVER_ROLES in turn (default: a), one test point per run.
+ucx_run_all() {
+	local dev=$1 srv step=0 c name args
+
+	# name|ucx_perftest arguments
+	local cases=(
+		"UCT am_lat rc_verbs|-t am_lat -x rc_verbs -d $dev:1 -n 1000"
+		"UCT put_bw zcopy 64 KiB rc_verbs|-t put_bw -x rc_verbs -d $dev:1 -D zcopy -s 65536 -n 100"
+		"UCT get zcopy 64 KiB rc_verbs|-t get -x rc_verbs -d $dev:1 -D zcopy -s 65536 -n 100"
+	)
+	for srv in ${2:-a}; do
+		for c in "${cases[@]}"; do
+			IFS='|' read -r name args <<< "$c"
+			step=$((step + 1))
+			# shellcheck disable=SC2086
+			if pair_app "$srv" $((18900 + step)) ucx_perftest $args
+			then
+				ktap_ok "ucx_perftest $name, server $srv"
+			else
+				ktap_fail "ucx_perftest $name, server $srv (exit $?)"
+				grep -a -E 'ERROR|Fatal' /tmp/app.log | head -n 5 |
+					sed 's/^/#   /'
+			fi
+		done
+	done
+}

@@ -11,7 +11,7 @@ PKGS=(
 	linux-headers-amd64 linux-image-amd64 linux-source-6.1
 	sparse clang llvm cppcheck libelf-dev libssl-dev
 	qemu-system-x86 busybox-static
-	rdma-core ibverbs-utils ibverbs-providers perftest rdmacm-utils
+	rdma-core ibverbs-utils ibverbs-providers perftest rdmacm-utils ucx-utils
 	libibverbs-dev
 	iproute2 iputils-ping python3 rsync
 	nvme-cli fio nfs-kernel-server
