@@ -32,33 +32,12 @@
 #include <unistd.h>
 #include <infiniband/verbs.h>
 
+#include "ktap.h"
+
 #define QKEY		0x11111111
 #define MSG		64
 #define GRH		40
 #define WAIT_S		300		/* a safety net, never the thing tested */
-
-static int n_ok, n_fail;
-
-static void ok(int cond, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%sok %d ", cond ? "" : "not ", ++n_ok + n_fail);
-	if (!cond)
-		n_fail++, n_ok--;
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	fflush(stdout);
-}
-
-static void die(const char *what)
-{
-	printf("not ok %d %s: %s\nBail out!\n", n_ok + n_fail + 1, what,
-	       strerror(errno));
-	exit(1);
-}
 
 struct ctx {
 	struct ibv_context *ibv;

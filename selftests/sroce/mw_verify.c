@@ -30,33 +30,12 @@
 #include <time.h>
 #include <infiniband/verbs.h>
 
+#include "ktap.h"
+
 #define BUF		65536
 #define WIN_OFF		4096		/* the window: [WIN_OFF, +WIN_LEN) */
 #define WIN_LEN		8192
 #define WAIT_S		300		/* a safety net, never the thing tested */
-
-static int n_ok, n_fail;
-
-static void ok(int cond, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%sok %d ", cond ? "" : "not ", ++n_ok + n_fail);
-	if (!cond)
-		n_fail++, n_ok--;
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	fflush(stdout);
-}
-
-static void die(const char *what)
-{
-	printf("not ok %d %s: %s\nBail out!\n", n_ok + n_fail + 1, what,
-	       strerror(errno));
-	exit(1);
-}
 
 struct ctx {
 	struct ibv_context *ibv;

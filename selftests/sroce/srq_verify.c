@@ -23,32 +23,11 @@
 #include <time.h>
 #include <infiniband/verbs.h>
 
+#include "ktap.h"
+
 #define MSG		4096
 #define SLOTS		64		/* receive buffers, one per wr_id */
 #define WAIT_S		300		/* a safety net, never the thing tested */
-
-static int n_ok, n_fail;
-
-static void ok(int cond, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%sok %d ", cond ? "" : "not ", ++n_ok + n_fail);
-	if (!cond)
-		n_fail++, n_ok--;
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	fflush(stdout);
-}
-
-static void die(const char *what)
-{
-	printf("not ok %d %s: %s\nBail out!\n", n_ok + n_fail + 1, what,
-	       strerror(errno));
-	exit(1);
-}
 
 struct ctx {
 	struct ibv_context *ibv;
