@@ -378,7 +378,7 @@ void sroce_xmit(struct sroce_qp *qp, struct sk_buff_head *list, bool paced)
 				gen = SROCE_SKB_CB(skb)->av_gen;
 				dst = sroce_route_qp(qp, skb);
 			}
-			d = dst ? dst_clone(dst) : NULL;
+			d = dst_clone(dst);	/* NULL if no route */
 		}
 		if (!d) {
 			sroce_count(qp->sdev, SROCE_CNT_TX_DROP);
