@@ -252,31 +252,75 @@ ktap_import() {
 	done < "$2"
 }
 
-# ucx_run_all DEV [SERVER_ROLES]: ucx_perftest over DEV's port 1 at UCT
-# level over rc_verbs (see sroce/ucx.sh), each case served by each of
-# SERVER_ROLES in turn (default: a), one test point per run.
+# ucx_run_all DEV [SERVER_ROLES [CASES]]: UCX between the guests over
+# DEV's port 1 (see sroce/ucx.sh), each case served by each of
+# SERVER_ROLES in turn (default: a), one test point per run: ucx_perftest
+# at UCT level over rc_verbs and ud_verbs and at UCP level (tag matching,
+# put, get: UCP wires up over UD and moves data over RC), then io_demo,
+# which checks the data it reads and writes. CASES, an extended regular
+# expression, keeps the ucx_perftest cases whose names match.
 ucx_run_all() {
-	local dev=$1 srv step=0 c name args
+	local dev=$1 srv step=0 c name cmd
+	local ucp="env UCX_NET_DEVICES=$dev:1 ucx_perftest"
 
-	# name|ucx_perftest arguments
+	# name|command, to which pair_app adds -p PORT and the server address
 	local cases=(
-		"UCT am_lat rc_verbs|-t am_lat -x rc_verbs -d $dev:1 -n 1000"
-		"UCT put_bw zcopy 64 KiB rc_verbs|-t put_bw -x rc_verbs -d $dev:1 -D zcopy -s 65536 -n 100"
-		"UCT get zcopy 64 KiB rc_verbs|-t get -x rc_verbs -d $dev:1 -D zcopy -s 65536 -n 100"
+		"UCT am_lat rc_verbs|ucx_perftest -t am_lat -x rc_verbs -d $dev:1 -n 1000"
+		"UCT put_bw zcopy 64 KiB rc_verbs|ucx_perftest -t put_bw -x rc_verbs -d $dev:1 -D zcopy -s 65536 -n 100"
+		"UCT get zcopy 64 KiB rc_verbs|ucx_perftest -t get -x rc_verbs -d $dev:1 -D zcopy -s 65536 -n 100"
+		"UCT am_lat ud_verbs|ucx_perftest -t am_lat -x ud_verbs -d $dev:1 -n 1000"
+		"UCP tag_lat|$ucp -t tag_lat -n 1000"
+		"UCP tag_bw 64 KiB|$ucp -t tag_bw -s 65536 -n 100"
+		"UCP put_bw 64 KiB|$ucp -t ucp_put_bw -s 65536 -n 100"
+		"UCP get 64 KiB|$ucp -t ucp_get -s 65536 -n 100"
 	)
 	for srv in ${2:-a}; do
 		for c in "${cases[@]}"; do
-			IFS='|' read -r name args <<< "$c"
+			IFS='|' read -r name cmd <<< "$c"
 			step=$((step + 1))
+			[[ $name =~ ${3:-.} ]] || continue
 			# shellcheck disable=SC2086
-			if pair_app "$srv" $((18900 + step)) ucx_perftest $args
-			then
-				ktap_ok "ucx_perftest $name, server $srv"
+			if pair_app "$srv" $((18900 + step)) $cmd; then
+				ktap_ok "UCX $name, server $srv"
 			else
-				ktap_fail "ucx_perftest $name, server $srv (exit $?)"
+				ktap_fail "UCX $name, server $srv (exit $?)"
 				grep -a -E 'ERROR|Fatal' /tmp/app.log | head -n 5 |
 					sed 's/^/#   /'
 			fi
 		done
+		step=$((step + 1))
+		ucx_io_demo "$dev" "$srv" $((18900 + step))
 	done
+}
+
+# ucx_io_demo DEV SERVER_ROLE PORT: UCX's io_demo, reads and writes of 1
+# to 64 KiB through UCP's tag API with every byte checked (-q: a
+# mismatch aborts). The server runs until stopped: it must still be
+# running when the client is done.
+ucx_io_demo() {
+	local dev=$1 srv=$2 port=$3 pid rc=0
+	local io="env UCX_NET_DEVICES=$dev:1 io_demo -q -d 1024:65536 -p $port"
+
+	if [ "$SROCE_ROLE" = "$srv" ]; then
+		$io > /tmp/app.log 2>&1 &
+		pid=$!
+		wait_for 60 bash -c "ss -ltn | grep -q ':$port '"
+		sync_peer "start$port"
+		sync_peer "end$port"
+		kill -0 "$pid" 2> /dev/null || rc=1
+		kill "$pid" 2> /dev/null
+		wait "$pid"
+	else
+		sync_peer "start$port"
+		timeout "$(app_timeout)" $io -o read,write -i 400 \
+			"$SROCE_PEER_IP" > /tmp/app.log 2>&1 || rc=$?
+		sync_peer "end$port"
+	fi
+	if [ "$rc" = 0 ]; then
+		ktap_ok "UCX io_demo, data checked, server $srv"
+	else
+		ktap_fail "UCX io_demo, data checked, server $srv (exit $rc)"
+		grep -a -E 'ERROR|Fatal|error|Assert' /tmp/app.log | head -n 5 |
+			sed 's/^/#   /'
+	fi
 }

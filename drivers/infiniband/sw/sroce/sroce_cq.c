@@ -22,6 +22,16 @@
 #define SROCE_UWC_WITH_IMM	BIT(1)
 #define SROCE_UWC_WITH_INV	BIT(3)
 
+/*
+ * A datagram's RoCE packet type in a user completion's SL, as RoCE
+ * hardware reports it: bit 3 for a UDP header (RoCEv2), bits 2:0 the L3
+ * header, 1 IPv6 and 2 IPv4. UCX's UD transport reads it to find the
+ * destination address in the 40 bytes before the payload, and drops
+ * every IPv4 datagram without it (Documentation/abi.rst).
+ */
+#define SROCE_UWC_SL_ROCEV2_IPV6	0x9
+#define SROCE_UWC_SL_ROCEV2_IPV4	0xa
+
 static u32 sroce_elem_size(bool user)
 {
 	return user ? sizeof(struct ib_uverbs_wc) : sizeof(struct ib_wc);
@@ -48,6 +58,10 @@ static void sroce_wc_to_user(struct ib_uverbs_wc *u, const struct ib_wc *wc)
 	if (wc->wc_flags & IB_WC_WITH_INVALIDATE)
 		u->wc_flags |= SROCE_UWC_WITH_INV;
 	u->pkey_index = wc->pkey_index;
+	u->sl = wc->sl;
+	if (wc->wc_flags & IB_WC_WITH_NETWORK_HDR_TYPE)
+		u->sl = wc->network_hdr_type == RDMA_NETWORK_IPV4 ?
+			SROCE_UWC_SL_ROCEV2_IPV4 : SROCE_UWC_SL_ROCEV2_IPV6;
 	u->port_num = wc->port_num;
 }
 
