@@ -13,6 +13,9 @@
 #   - from a process on a itself, to a's own address: it comes through
 #     the stack's loopback, which sroce never uses for its own packets
 #     (it delivers them inside), so it is dropped (rx_drop_loopback);
+#   - from b as root through a raw socket, to a's unicast address but
+#     from the segment's broadcast address, to which an answer would go
+#     to every host: dropped (rx_drop_ud_dest);
 #   - from b, to a's unicast address: the control, received;
 # and then its own datagram to its own address, delivered inside the
 # host (tx_local_packets), received.
@@ -39,6 +42,9 @@ forge=(setpriv --reuid=nobody --regid=nogroup --clear-groups
 info=$SROCE_SYNC/ud.info
 go=$SROCE_SYNC/ud.go
 if [ "$SROCE_ROLE" = a ]; then
+	# The kernel's default: with reverse-path filtering on, the stack
+	# itself drops the packet from a broadcast source.
+	sysctl -qw net.ipv4.conf.all.rp_filter=0 net.ipv4.conf.eth0.rp_filter=0
 	"$prog" -d sroce0 -g 1 verbs > /tmp/verbs.log 2>&1
 	ktap_import verbs /tmp/verbs.log
 	dest0=$(counter rx_drop_ud_dest)
@@ -60,8 +66,8 @@ if [ "$SROCE_ROLE" = a ]; then
 	touch "$go"
 	wait "$pid"
 	ktap_import ud /tmp/ud.log
-	check "rx_drop_ud_dest +$((2 * N)) (broadcast and all-hosts)" \
-		test $(($(counter rx_drop_ud_dest) - dest0)) -eq $((2 * N))
+	check "rx_drop_ud_dest +$((3 * N)) (broadcast, all-hosts, broadcast source)" \
+		test $(($(counter rx_drop_ud_dest) - dest0)) -eq $((3 * N))
 	check "rx_drop_loopback went up by exactly $N" \
 		test $(($(counter rx_drop_loopback) - loop0)) -eq $N
 	check "own datagram delivered inside (tx_local_packets +1)" \
@@ -76,6 +82,11 @@ else
 	check "forge $N to 224.0.0.1, as nobody" "${forge[@]}" \
 		--src "$SROCE_IP" --dst 224.0.0.1 --qpn "$qpn" --count $N \
 		--fill 0xcc
+	check "forge $N from broadcast source $BCAST, raw socket" \
+		/usr/bin/python3 "$SROCE_SRC/selftests/sroce/roce_forge.py" \
+		--op ud --qkey 0x11111111 --sqpn 77 --psn 0 --len 64 --raw \
+		--src "$BCAST" --dst "$SROCE_PEER_IP" --qpn "$qpn" --count $N \
+		--fill 0xdd
 	sync_peer forged_remote
 	sync_peer control
 	check "forge 1 to a's address (the control), as nobody" "${forge[@]}" \

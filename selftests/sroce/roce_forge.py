@@ -12,14 +12,16 @@
 #   roce_forge.py --src IP --dst IP --qpn N --psn N [--va ADDR --rkey KEY]
 #                 [--pkey P] [--count N] [--len BYTES] [--fill BYTE]
 #                 [--op only|first|middle|last|ud|fadd] [--total BYTES]
-#                 [--qkey Q] [--sqpn N] [--broadcast]
+#                 [--qkey Q] [--sqpn N] [--broadcast] [--raw]
 #
 # The socket is bound to --src, which must be an address of this host;
 # the kernel writes the IP header, so the ICRC is computed over the header
 # it will write: an unconnected socket with DF set gets IP ID 0 (see
 # ip_select_ident_segs()), and TOS, TTL and the checksums are masked.
 # --broadcast allows a broadcast --dst (SO_BROADCAST); a group address
-# needs nothing: the kernel sends it out of --src's device.
+# needs nothing: the kernel sends it out of --src's device. --raw (root
+# only) writes the IP header itself through a raw socket instead, so that
+# --src may be any address, a broadcast one say.
 # Prints one line: "sent N".
 import argparse
 import os
@@ -47,6 +49,14 @@ def icrc(image):
     return struct.pack('<I', zlib.crc32(b'\xff' * 8 + bytes(b)) & 0xffffffff)
 
 
+def headers(src, sport, dst, body):
+    udp_len = 8 + len(body) + 4
+    iph = struct.pack('>BBHHHBBH4s4s', 0x45, 0, 20 + udp_len, 0, 0x4000, 64,
+                      socket.IPPROTO_UDP, 0, socket.inet_aton(src),
+                      socket.inet_aton(dst))
+    return iph, struct.pack('>HHHH', sport, ROCE_PORT, udp_len, 0)
+
+
 def packet(src, sport, dst, a):
     payload = b'' if a.op == 'fadd' else bytes([a.fill]) * a.len
     pad = -len(payload) % 4
@@ -61,11 +71,7 @@ def packet(src, sport, dst, a):
     if a.op == 'fadd':
         reth = struct.pack('>QIQQ', a.va, a.rkey, 1, 0)
     body = bth + reth + payload + b'\0' * pad
-    udp_len = 8 + len(body) + 4
-    iph = struct.pack('>BBHHHBBH4s4s', 0x45, 0, 20 + udp_len, 0, 0x4000, 64,
-                      socket.IPPROTO_UDP, 0, socket.inet_aton(src),
-                      socket.inet_aton(dst))
-    udph = struct.pack('>HHHH', sport, ROCE_PORT, udp_len, 0)
+    iph, udph = headers(src, sport, dst, body)
     return body + icrc(iph + udph + body)
 
 
@@ -86,7 +92,19 @@ def main():
     p.add_argument('--op', choices=sorted(OPS), default='only')
     p.add_argument('--total', type=int, default=0)
     p.add_argument('--broadcast', action='store_true')
+    p.add_argument('--raw', action='store_true')
     a = p.parse_args()
+
+    if a.raw:
+        # The kernel fills in the header checksum and leaves ID 0 (DF).
+        s = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_RAW)
+        for i in range(a.count):
+            a.psn += i > 0
+            body = packet(a.src, ROCE_PORT, a.dst, a)
+            iph, udph = headers(a.src, ROCE_PORT, a.dst, body[:-4])
+            s.sendto(iph + udph + body, (a.dst, 0))
+        print('sent %d raw as uid %d' % (a.count, os.getuid()))
+        return
 
     s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     # DF, hence IP ID 0 on an unconnected socket.

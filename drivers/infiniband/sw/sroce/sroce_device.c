@@ -124,11 +124,12 @@ int sroce_newlink(const char *ibdev_name, struct net_device *ndev)
 	 */
 	lockdep_set_class(&sdev->ah_table.xa_lock, &sroce_ah_table_key);
 	spin_lock_init(&sdev->mcg_lock);
+	/* first: from here on, ib_dealloc_device() puts the netdev */
+	sroce_set_ops(sdev);
 	err = sroce_mcast_dev_init(sdev);
 	if (err)
 		goto err_dealloc;
 	sroce_init_attr(sdev);
-	sroce_set_ops(sdev);
 
 	err = ib_device_set_netdev(&sdev->ibdev, ndev, SROCE_PORT);
 	if (err)

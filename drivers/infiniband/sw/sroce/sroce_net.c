@@ -241,7 +241,11 @@ static void sroce_tx_done(struct sk_buff *skb)
  * plain UDP socket). One queue per CPU, drained by a tasklet a budget at
  * a time, like the loopback device's backlog: a transfer between two
  * local QPs runs in softirq rounds, never as one long call chain in the
- * sender's context. Only ever touched with BHs off, on its own CPU.
+ * sender's context. Filled with BHs off on its own CPU; the lock is for
+ * the one other reader, the CPU a dead CPU's tasklet moved to. At most
+ * SROCE_LOOP_MAX packets wait (netdev_max_backlog's default): beyond
+ * that, packets are dropped and counted as the wire would drop them, so
+ * local senders cannot pin unbounded memory while softirqs are starved.
  */
 struct sroce_loop {
 	struct sk_buff_head	queue;
@@ -251,6 +255,7 @@ struct sroce_loop {
 static DEFINE_PER_CPU(struct sroce_loop, sroce_loop);
 
 #define SROCE_LOOP_BUDGET	64
+#define SROCE_LOOP_MAX		1000
 
 static void sroce_rcv(struct sk_buff *skb, struct ib_device *ibdev);
 
@@ -260,24 +265,36 @@ static bool sroce_owns(struct ib_device *ibdev)
 	return ibdev->ops.dealloc_driver == sroce_dealloc_driver;
 }
 
-/* The netdev that owns the packet's destination address; RCU held. */
-static struct net_device *sroce_addr_owner(struct sk_buff *skb)
+/*
+ * The netdev that owns the packet's destination address; RCU held. An
+ * IPv6 link-local address names a host on one link only, and several
+ * netdevs (a VLAN and its parent) may carry the same one: with
+ * @ifindex, the sender's netdev, it is looked up on that link alone.
+ */
+static struct net_device *sroce_addr_owner(struct sk_buff *skb, int ifindex)
 {
+	const struct in6_addr *d6;
+	struct net_device *dev;
+
 	if (skb->protocol == htons(ETH_P_IP))
 		return __ip_dev_find(&init_net, ip_hdr(skb)->daddr, false);
-	if (IS_ENABLED(CONFIG_IPV6))
-		return ipv6_dev_find(&init_net, &ipv6_hdr(skb)->daddr, NULL);
-	return NULL;
+	if (!IS_ENABLED(CONFIG_IPV6))
+		return NULL;
+	d6 = &ipv6_hdr(skb)->daddr;
+	if (!ifindex || !(ipv6_addr_type(d6) & IPV6_ADDR_LINKLOCAL))
+		return ipv6_dev_find(&init_net, d6, NULL);
+	dev = dev_get_by_index_rcu(&init_net, ifindex);
+	return dev && ipv6_chk_addr(&init_net, d6, dev, 1) ? dev : NULL;
 }
 
 /* The RDMA device (referenced) of the netdev owning the destination */
-static struct ib_device *sroce_local_device(struct sk_buff *skb)
+static struct ib_device *sroce_local_device(struct sk_buff *skb, int ifindex)
 {
 	struct ib_device *ibdev = NULL;
 	struct net_device *ndev;
 
 	rcu_read_lock();
-	ndev = sroce_addr_owner(skb);
+	ndev = sroce_addr_owner(skb, ifindex);
 	if (ndev)
 		ibdev = ib_device_get_by_netdev(ndev, RDMA_DRIVER_RXE);
 	rcu_read_unlock();
@@ -290,9 +307,10 @@ static void sroce_loop_run(struct tasklet_struct *t)
 	struct sk_buff *skb;
 	int n = 0;
 
-	while (n++ < SROCE_LOOP_BUDGET && (skb = __skb_dequeue(&l->queue))) {
-		struct ib_device *ibdev = sroce_local_device(skb);
+	while (n++ < SROCE_LOOP_BUDGET && (skb = skb_dequeue(&l->queue))) {
+		struct ib_device *ibdev;
 
+		ibdev = sroce_local_device(skb, SROCE_SKB_CB(skb)->ifindex);
 		if (!ibdev) {
 			kfree_skb(skb);		/* address gone meanwhile */
 			continue;
@@ -302,7 +320,7 @@ static void sroce_loop_run(struct tasklet_struct *t)
 			skb->dev = to_sdev(ibdev)->ndev;
 		sroce_rcv(skb, ibdev);		/* puts ibdev, frees skb */
 	}
-	if (!skb_queue_empty(&l->queue))
+	if (!skb_queue_empty_lockless(&l->queue))
 		tasklet_schedule(t);
 }
 
@@ -311,8 +329,14 @@ static void sroce_loop_deliver(struct sroce_dev *sdev, struct sk_buff *skb)
 {
 	struct sroce_loop *l = this_cpu_ptr(&sroce_loop);
 
+	if (skb_queue_len_lockless(&l->queue) >= SROCE_LOOP_MAX) {
+		sroce_count(sdev, SROCE_CNT_TX_DROP);
+		kfree_skb(skb);
+		return;
+	}
 	sroce_count(sdev, SROCE_CNT_TX_LOCAL);
-	__skb_queue_tail(&l->queue, skb);
+	SROCE_SKB_CB(skb)->ifindex = sdev->ndev->ifindex;
+	skb_queue_tail(&l->queue, skb);
 	tasklet_schedule(&l->tasklet);
 }
 
@@ -323,7 +347,7 @@ void sroce_loop_init(void)
 	for_each_possible_cpu(cpu) {
 		struct sroce_loop *l = per_cpu_ptr(&sroce_loop, cpu);
 
-		__skb_queue_head_init(&l->queue);
+		skb_queue_head_init(&l->queue);
 		tasklet_setup(&l->tasklet, sroce_loop_run);
 	}
 }
@@ -341,7 +365,7 @@ void sroce_loop_exit(void)
 		struct sroce_loop *l = per_cpu_ptr(&sroce_loop, cpu);
 
 		tasklet_kill(&l->tasklet);
-		__skb_queue_purge(&l->queue);
+		skb_queue_purge(&l->queue);
 	}
 }
 
@@ -422,13 +446,16 @@ void sroce_xmit(struct sroce_qp *qp, struct sk_buff_head *list, bool paced)
 }
 
 /*
- * A RoCE packet the IP stack carried through a loopback device, or from
- * the wire with a source address of this host: not one of ours, since
- * sroce_xmit() delivers those itself. RCU held.
+ * A RoCE packet the IP stack carried through a loopback device or looped
+ * back a local multicast send (PACKET_LOOPBACK: the sender may have
+ * forged its IPv6 source with IPV6_FREEBIND), or from the wire with a
+ * source address of this host: not one of ours, since sroce_xmit() and
+ * sroce_mcast_loopback() deliver those themselves. RCU held.
  */
 static bool sroce_rx_forged_local(struct sk_buff *skb)
 {
-	if (skb->dev->flags & IFF_LOOPBACK)
+	if ((skb->dev->flags & IFF_LOOPBACK) ||
+	    skb->pkt_type == PACKET_LOOPBACK)
 		return true;
 	if (skb->protocol == htons(ETH_P_IP))
 		return __ip_dev_find(&init_net, ip_hdr(skb)->saddr, false);
@@ -439,7 +466,7 @@ static bool sroce_rx_forged_local(struct sk_buff *skb)
 /* Count and report it on the device its destination belongs to. */
 static void sroce_rx_drop_local(struct sk_buff *skb)
 {
-	struct ib_device *ibdev = sroce_local_device(skb);
+	struct ib_device *ibdev = sroce_local_device(skb, 0);
 
 	if (!ibdev)
 		return;
@@ -543,6 +570,26 @@ static bool sroce_ud_dest_ok(struct sroce_dev *sdev, struct sk_buff *skb)
 }
 
 /*
+ * Is a datagram's IPv4 source a unicast address? The stack refuses only
+ * 255.255.255.255 and group sources; a subnet's broadcast address would
+ * send a reply (a MAD's, say) to every host of the segment. IPv6 has no
+ * broadcast, and ip6_rcv() drops group sources. Counted with the
+ * destination checks.
+ */
+static bool sroce_ud_src_ok(struct sroce_dev *sdev, struct sk_buff *skb)
+{
+	unsigned int type;
+
+	if (skb->protocol != htons(ETH_P_IP))
+		return true;
+	type = inet_addr_type(&init_net, ip_hdr(skb)->saddr);
+	if (type == RTN_UNICAST || type == RTN_LOCAL)
+		return true;
+	sroce_count(sdev, SROCE_CNT_RX_DROP_DEST);
+	return false;
+}
+
+/*
  * One received RoCE packet for device @ibdev (referenced; put here),
  * from the wire or delivered locally: check the headers and the ICRC,
  * find the QP, and run the responder (requests) or the completer
@@ -575,7 +622,8 @@ static void sroce_rcv(struct sk_buff *skb, struct ib_device *ibdev)
 		goto put_dev;
 	}
 	if (rx.p.hdr.bth.dqpn == SROCE_MCAST_QPN) {
-		sroce_mcast_rcv(sdev, skb, &rx);
+		if (sroce_ud_src_ok(sdev, skb))
+			sroce_mcast_rcv(sdev, skb, &rx);
 		goto put_dev;
 	}
 	qp = sroce_qp_get(sdev, rx.p.hdr.bth.dqpn);
@@ -589,7 +637,7 @@ static void sroce_rcv(struct sk_buff *skb, struct ib_device *ibdev)
 		 * Datagrams come from anyone with the P_Key and Q_Key, to
 		 * an address of ours.
 		 */
-		if (!sroce_ud_dest_ok(sdev, skb))
+		if (!sroce_ud_dest_ok(sdev, skb) || !sroce_ud_src_ok(sdev, skb))
 			goto put_qp;
 		spin_lock_irqsave(&qp->lock, flags);
 		if (sroce_pkey_ok(rx.p.hdr.bth.pkey))

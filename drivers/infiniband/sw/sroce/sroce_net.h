@@ -47,6 +47,7 @@ struct sroce_route {
 /* What a built packet carries to sroce_xmit() in skb->cb */
 struct sroce_skb_cb {
 	u32			av_gen;
+	int			ifindex;	/* sender's netdev, local delivery */
 };
 
 #define SROCE_SKB_CB(skb)	((struct sroce_skb_cb *)(skb)->cb)
