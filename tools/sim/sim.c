@@ -589,6 +589,24 @@ static bool tx_req_valid(struct sim *w, struct sim_side *s,
 			 op->rkey, op->len);
 		return false;
 	}
+	/*
+	 * A READ request, the first or a re-request, ends where the
+	 * original request holding its start ends: a responder answers a
+	 * duplicate as the tail of that request.
+	 */
+	if (tx->reth && op->kind == SROCE_WR_READ) {
+		u64 off = tx->va - op->rva;
+		u64 end = (off / e->rd_chunk + 1) * e->rd_chunk;
+
+		if (end > op->len)
+			end = op->len;
+		if (off + tx->dma_len != end) {
+			sim_fail(w, "%c: READ request of WQE %u for [%llu, +%u) does not end with its original request at %llu",
+				 'A' + s->id, i, (unsigned long long)off,
+				 tx->dma_len, (unsigned long long)end);
+			return false;
+		}
+	}
 	return true;
 }
 

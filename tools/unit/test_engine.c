@@ -301,7 +301,7 @@ static void test_read_loss(void)
 {
 	u32 i;
 
-	tap_begin("engine: a lost READ response is re-read, only the hole");
+	tap_begin("engine: a lost READ response is re-read from the hole");
 	setup(256);
 	for (i = 0; i < 4000; i++)
 		B.mem[i] = (u8)(i * 13);
@@ -377,6 +377,70 @@ static void mkpkt(struct sroce_hdrs *h, u32 len, u8 *buf, struct sroce_pkt *p)
 	h->bth.pkey = 0xffff;
 	CHECK(n > 0 && sroce_build_hdrs(buf, (u32)n, h, len) > 0);
 	CHECK(!sroce_parse_bth_packet(buf, (u32)n, p));
+}
+
+/*
+ * A READ re-request runs from the hole to the end of the original
+ * request, and a responder answers a duplicate exactly, LAST at its end,
+ * even while it is still answering the request.
+ */
+static void test_reread_range(void)
+{
+	struct sroce_rq_env env = { &B, take_rwqe, rkey_ok, do_atomic };
+	struct sroce_hdrs h = {};
+	struct sroce_rq_act ra;
+	struct sroce_tx_rsp r;
+	struct sroce_pkt p;
+	u8 buf[SROCE_MAX_PKT_LEN];
+	u32 i, n, first;
+
+	tap_begin("engine: a READ re-request covers the rest of its request, answered exactly");
+	setup(256);		/* 8 KiB requests: 4000 bytes is one */
+	for (i = 0; i < 4000; i++)
+		B.mem[i] = (u8)(i * 13);
+	post(SROCE_WR_READ, 4000, 0);
+	first = A.sq.next_psn;
+	req_run(&A, 0);
+	deliver(&B, 0, 1, -1);
+	deliver(&A, 1, 0, 2);		/* the third response is lost */
+	req_run(&A, 0);
+	CHECK_EQ(nwire[0], 1);
+	CHECK(!sroce_parse_bth_packet(wire[0][0].buf, wire[0][0].len, &p));
+	CHECK_EQ(p.hdr.bth.opcode, SROCE_OP_READ_REQ);
+	CHECK_EQ(p.hdr.bth.psn, sroce_psn_add(first, 2));
+	CHECK_EQ(p.hdr.reth.va, 512);
+	CHECK_EQ(p.hdr.reth.len, 4000 - 512);	/* not just the hole */
+	pump(-1);
+	CHECK_EQ(A.sq.comp, 1);
+	CHECK(!memcmp(A.local[0], B.mem, 4000));
+
+	/* B answers 3 of 16, then a duplicate for [256, 768) comes */
+	setup(256);
+	post(SROCE_WR_READ, 4000, 0);
+	first = A.sq.next_psn;
+	req_run(&A, 0);
+	CHECK(!sroce_parse_bth_packet(wire[0][0].buf, wire[0][0].len, &p));
+	sroce_rq_rx(&B.rq, &p, &env, &ra);
+	for (i = 0; i < 3; i++)
+		CHECK(sroce_rq_next(&B.rq, &r) && !r.is_ack);
+	h.bth.opcode = SROCE_OP_READ_REQ;
+	h.bth.psn = sroce_psn_add(first, 1);
+	h.bth.ackreq = true;
+	h.reth.va = 256;
+	h.reth.rkey = RKEY;
+	h.reth.len = 512;
+	mkpkt(&h, 0, buf, &p);
+	sroce_rq_rx(&B.rq, &p, &env, &ra);
+	for (n = 0; n < 20 && sroce_rq_next(&B.rq, &r); n++) {
+		CHECK(!r.is_ack);
+		CHECK_EQ(r.psn, sroce_psn_add(first, 1 + n));
+		CHECK_EQ(r.va, 256 + 256 * n);
+		CHECK_EQ(r.opcode, n ? SROCE_OP_READ_RESP_LAST :
+			 SROCE_OP_READ_RESP_FIRST);
+	}
+	CHECK_EQ(n, 2);			/* exactly the duplicate's range */
+	CHECK(sroce_rq_check(&B.rq));
+	tap_end();
 }
 
 static void test_forged(void)
@@ -1067,6 +1131,7 @@ void test_engine(void)
 	test_long();
 	test_lossless();
 	test_read_loss();
+	test_reread_range();
 	test_timeout();
 	test_atomic();
 	test_uc();

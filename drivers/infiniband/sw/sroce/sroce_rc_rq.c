@@ -16,7 +16,8 @@
  *   each packet re-checked by the glue, so no reference is held between
  *   packets.  READs are kept in a ring of resources to answer them and
  *   their duplicates; a duplicate READ may ask for any part of the
- *   original (a requester re-reading a hole), nothing beyond it.
+ *   original (a requester re-reading a hole), nothing beyond it, and is
+ *   answered exactly, ending any run still under way for it.
  * - Atomics (8-byte aligned, else NAK invalid request) are carried out by
  *   the glue once, when their PSN is expected; the result is kept in the
  *   same ring, and a duplicate gets the same ATOMIC ACK again.
@@ -442,20 +443,15 @@ static void rq_dup_read(struct sroce_rq_eng *e, const struct sroce_pkt *pkt,
 		ev(&act->events, SROCE_EV_DUP_READ_BAD);
 		return;
 	}
-	if (r->pending) {
-		/* still answering it: widen the run */
-		if (off < r->next_off) {
-			r->next_off = off;
-			r->start_psn = psn;
-		}
-		if (off + reth->len > r->end_off)
-			r->end_off = off + reth->len;
-	} else {
-		r->pending = true;
-		r->start_psn = psn;
-		r->next_off = off;
-		r->end_off = off + reth->len;
-	}
+	/*
+	 * Answer exactly what it asks for, LAST at its end, even while
+	 * still answering the request or an earlier duplicate: that run
+	 * stops here, as the requester has moved on (IBTA 9.4.4).
+	 */
+	r->pending = true;
+	r->start_psn = psn;
+	r->next_off = off;
+	r->end_off = off + reth->len;
 	e->cur = i;	/* the oldest READ first */
 	act->kick = true;
 }

@@ -17,9 +17,10 @@
  *    (it acknowledges what precedes that READ), its payload exactly the
  *    bytes of that PSN, FIRST only where a request started and LAST only
  *    where one ended.  Responses within SROCE_MAX_WINDOW PSNs ahead of a
- *    READ's hole are placed out of order; the hole is re-requested (only
- *    it) after SROCE_REREAD_THRESH of them or on a timeout.  READs
- *    complete in order.
+ *    READ's hole are placed out of order; after SROCE_REREAD_THRESH of
+ *    them or on a timeout, the hole is re-requested up to the end of
+ *    the original request holding it (never less, never beyond), so
+ *    the re-request's LAST is that request's.  READs complete in order.
  *  - ATOMIC ACK p: as a one-packet READ response whose 8 bytes of
  *    "payload" are the original value; p must be an atomic's PSN.  An
  *    atomic is answered like a READ: a lost ATOMIC ACK is asked for
@@ -386,29 +387,26 @@ static void sq_update_una(struct sroce_sq_eng *e)
 		sq_point_at(e, e->una_psn);
 }
 
-/* READ hole of WQE @idx: re-request it (only it) before anything else */
+/*
+ * READ hole of WQE @idx: re-request it before anything else, from the
+ * hole to the end of the original request that holds it. A responder
+ * matches a duplicate READ against the request whose PSNs it falls in
+ * and answers it as that request's tail, LAST where the request ended
+ * (IBTA 9.4.4): a re-request that stopped short (at the first response
+ * already in) or ran past that end would not be answered the same way
+ * by every responder. Responses already placed come again and are
+ * dropped as stale.
+ */
 static void rd_schedule_reread(struct sroce_sq_eng *e, u32 idx, u32 *events)
 {
 	struct sroce_wqe *w = sq_wqe(e, idx);
-	u32 end = rd_chunk_end(e, w, w->rd_done);
-	u32 k;
 
 	if (w->rd_reread == w->rd_done || e->reread_owed)
 		return;		/* asked already */
-	/* Stop at the first response that is in */
-	for (k = 1; k < SROCE_MAX_WINDOW; k++) {
-		if (w->rd_map & (1ULL << k)) {
-			u64 at = (u64)w->rd_done + (u64)k * e->mtu;
-
-			if (at < end)
-				end = (u32)at;
-			break;
-		}
-	}
 	e->reread_idx = idx;
 	e->reread_owed = true;
 	w->rd_reread = w->rd_done;
-	w->rd_reread_end = end;
+	w->rd_reread_end = rd_chunk_end(e, w, w->rd_done);
 	w->rd_gap_seen = 0;
 	ev(events, SROCE_EV_REREAD);
 }
