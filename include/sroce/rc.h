@@ -62,6 +62,7 @@ enum sroce_wr_kind {
 	SROCE_WR_READ,
 	SROCE_WR_CMP_SWAP,
 	SROCE_WR_FETCH_ADD,
+	SROCE_WR_ATOMIC_WRITE,	/* 8 bytes (swap_add, as in memory) at remote_addr */
 	SROCE_WR_LOCAL,		/* no packets: the glue carries it out */
 };
 

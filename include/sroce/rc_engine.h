@@ -103,7 +103,9 @@ struct sroce_wqe {
 	u32	length;		/* bytes, <= 2^31 and < 2^23 packets */
 	u64	remote_addr;
 	u32	rkey;
-	u64	swap_add;	/* atomics: swap (CmpSwap) or add (FetchAdd) */
+	u64	swap_add;	/* atomics: swap (CmpSwap) or add (FetchAdd);
+				 * ATOMIC WRITE: the 8 bytes, as in memory
+				 */
 	u64	compare;	/* CmpSwap: compare data */
 	/* Engine state */
 	u32	first_psn;	/* valid once first sent */
@@ -177,10 +179,13 @@ struct sroce_sq_act {
 	/*
 	 * 1. READ response payload: copy it to WQE place_idx at place_off;
 	 *    ATOMIC ACK (atomic): write atomic_orig, 8 bytes in CPU order,
-	 *    to the atomic WQE's local buffer (place_off 0, place_len 8)
+	 *    to the atomic WQE's local buffer (place_off 0, place_len 8);
+	 *    the answer to an ATOMIC WRITE (awrite): nothing to copy.  Then
+	 *    call sroce_comp_placed().
 	 */
 	bool	place;
 	bool	atomic;
+	bool	awrite;
 	u32	place_idx;
 	u32	place_off;
 	u32	place_len;
@@ -214,6 +219,7 @@ struct sroce_tx_req {
 	bool	atomic;		/* carries an AtomicETH: va, rkey, these */
 	u64	swap_add;
 	u64	compare;
+	bool	awrite;		/* ATOMIC WRITE: RETH, payload swap_add's 8 bytes */
 	u32	off;		/* payload: WQE bytes [off, off + len) */
 	u32	len;
 	bool	retransmit;	/* PSN was sent before */
@@ -321,6 +327,7 @@ struct sroce_rd_res {
 	bool	valid;
 	bool	pending;	/* responses left to send */
 	bool	atomic;		/* an atomic: orig is its answer */
+	bool	awrite;		/* an ATOMIC WRITE: answered without data */
 	u64	orig;
 	u32	first_psn;
 	u32	npkts;
@@ -369,6 +376,9 @@ struct sroce_rq_eng {
 
 /* An atomic the responder asks the glue to carry out */
 struct sroce_atomic_op {
+	bool	write;		/* ATOMIC WRITE: store swap_add (as in memory)
+				 * under REMOTE_WRITE; orig is not used
+				 */
 	bool	cmp_swap;	/* else FetchAdd */
 	u64	va;		/* 8-byte aligned */
 	u32	rkey;

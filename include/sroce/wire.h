@@ -226,6 +226,11 @@ struct sroce_hdrs {
 	struct sroce_atmack atmack;
 	u32 imm;
 	u32 ieth_rkey;
+	/*
+	 * ATOMIC WRITE: its 8 bytes of payload, as they go to memory (byte
+	 * for byte; parsed only, the builder's caller writes the payload)
+	 */
+	u64 awrite;
 };
 
 struct sroce_opcode_info;

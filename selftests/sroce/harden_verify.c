@@ -9,7 +9,12 @@
  *	modify_qp to RTR, and the QP then carries a message to itself,
  *	data compared; a Send doorbell (ibv_wr_complete) on a UD QP in
  *	RESET fails with EINVAL; a destroyed QP's number is not the next
- *	one given.
+ *	one given. ATOMIC WRITE (IBA 1.5, ibv_wr_atomic_write) between two
+ *	RC QPs of the device: the device reports it, two of them store
+ *	their 8 bytes in turn (the bytes around untouched) and complete as
+ *	IBV_WC_ATOMIC_WRITE; a misaligned one fails the QP with a remote
+ *	invalid request error, one to an MR without REMOTE_WRITE with a
+ *	remote access error, and neither stores anything.
  *   harden_verify -d DEV -g GID_INDEX -f FILE -w FILE ud
  *	A UD QP (Q_Key 0x11111111) writes "QPN" to -f, then waits until
  *	-w exists, then sends one datagram to itself through the device's
@@ -194,6 +199,161 @@ out:
 	ibv_destroy_qp(qp);
 }
 
+/* An RC QP of the new post API with @ops, in INIT */
+static struct ibv_qp *rc_new(struct ctx *c, uint64_t ops, int access)
+{
+	struct ibv_qp_init_attr_ex x = {
+		.send_cq = c->cq, .recv_cq = c->cq,
+		.cap = { .max_send_wr = 8, .max_recv_wr = 8,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+		.qp_type = IBV_QPT_RC,
+		.comp_mask = IBV_QP_INIT_ATTR_PD |
+			     IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
+		.pd = c->pd,
+		.send_ops_flags = ops,
+	};
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_INIT, .port_num = 1,
+		.qp_access_flags = access,
+	};
+	struct ibv_qp *qp = ibv_create_qp_ex(c->ibv, &x);
+
+	if (!qp)
+		die("ibv_create_qp_ex (RC)");
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
+		die("RC INIT");
+	return qp;
+}
+
+/* Connect @qp to QP number @dest of this device */
+static void rc_connect(struct ctx *c, struct ibv_qp *qp, uint32_t dest)
+{
+	struct ibv_qp_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTR;
+	a.path_mtu = IBV_MTU_1024;
+	a.dest_qp_num = dest;
+	a.max_dest_rd_atomic = 4;
+	a.min_rnr_timer = 1;
+	ah_attr(c, &a.ah_attr, 0);
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+			  IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
+		die("RC RTR");
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTS;
+	a.timeout = 14;
+	a.retry_cnt = 7;
+	a.rnr_retry = 7;
+	a.max_rd_atomic = 4;
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
+			  IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
+			  IBV_QP_MAX_QP_RD_ATOMIC))
+		die("RC RTS");
+}
+
+/*
+ * Two such QPs connected to each other (a QP connected to itself would
+ * flush its own WQE when its responder side fails): *@qa sends, *@qb
+ * answers.
+ */
+static void rc_pair(struct ctx *c, uint64_t ops, int access,
+		    struct ibv_qp **qa, struct ibv_qp **qb)
+{
+	*qa = rc_new(c, ops, access);
+	*qb = rc_new(c, ops, access);
+	rc_connect(c, *qa, (*qb)->qp_num);
+	rc_connect(c, *qb, (*qa)->qp_num);
+}
+
+/* Post one ATOMIC WRITE of @v to @addr under @rkey; its completion */
+static int atomic_write(struct ctx *c, struct ibv_qp *qp, uint32_t rkey,
+			uint64_t addr, uint64_t v, struct ibv_wc *wc)
+{
+	struct ibv_qp_ex *qx = ibv_qp_to_qp_ex(qp);
+	int rc;
+
+	ibv_wr_start(qx);
+	qx->wr_id = v;
+	qx->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_atomic_write(qx, rkey, addr, &v);
+	rc = ibv_wr_complete(qx);
+	if (rc) {
+		errno = rc;
+		die("ibv_wr_complete (ATOMIC WRITE)");
+	}
+	return wait_wc(c, wc);
+}
+
+/* The 8 bytes at @p: @v, with the 8 on each side still @fill */
+static int cell_is(const uint8_t *p, uint64_t v, uint8_t fill)
+{
+	int i;
+
+	for (i = 1; i <= 8; i++)
+		if (p[-i] != fill || p[7 + i] != fill)
+			return 0;
+	return !memcmp(p, &v, 8);
+}
+
+static void test_atomic_write(struct ctx *c)
+{
+	const uint64_t ops = IBV_QP_EX_WITH_ATOMIC_WRITE |
+			     IBV_QP_EX_WITH_SEND;
+	struct ibv_device_attr_ex dx;
+	struct ibv_mr *w, *noaccess;
+	uint8_t *t = c->buf + 12288;	/* 8-aligned: calloc'd */
+	uint64_t v1 = 0x0123456789abcdefULL, v2 = 0xfedcba9876543210ULL;
+	struct ibv_qp *qp, *qb;
+	struct ibv_wc wc;
+	int rc;
+
+	rc = ibv_query_device_ex(c->ibv, NULL, &dx);
+	ok(!rc && (dx.device_cap_flags_ex & (1ULL << 40)),
+	   "device reports ATOMIC WRITE (device_cap_flags_ex bit 40)");
+	memset(t, 0xa5, 64);
+	w = ibv_reg_mr(c->pd, t, 64, IBV_ACCESS_LOCAL_WRITE |
+		       IBV_ACCESS_REMOTE_WRITE);
+	noaccess = ibv_reg_mr(c->pd, t, 64, IBV_ACCESS_LOCAL_WRITE |
+			      IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC);
+	if (!w || !noaccess)
+		die("ibv_reg_mr (ATOMIC WRITE target)");
+
+	/* a QP with REMOTE_WRITE only: ATOMIC WRITE needs no more */
+	rc_pair(c, ops, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE, &qp,
+		&qb);
+	rc = atomic_write(c, qp, w->rkey, (uintptr_t)t + 16, v1, &wc);
+	ok(!rc && wc.status == IBV_WC_SUCCESS &&
+	   wc.opcode == IBV_WC_ATOMIC_WRITE && wc.wr_id == v1 &&
+	   cell_is(t + 16, v1, 0xa5),
+	   "ATOMIC WRITE stores its 8 bytes, completes as ATOMIC_WRITE (status %d opcode %d)",
+	   rc ? -1 : (int)wc.status, rc ? -1 : (int)wc.opcode);
+	rc = atomic_write(c, qp, w->rkey, (uintptr_t)t + 16, v2, &wc);
+	ok(!rc && wc.status == IBV_WC_SUCCESS && cell_is(t + 16, v2, 0xa5),
+	   "a second ATOMIC WRITE to the same place replaces it");
+	rc = atomic_write(c, qp, w->rkey, (uintptr_t)t + 36, v1, &wc);
+	ok(!rc && wc.status == IBV_WC_REM_INV_REQ_ERR &&
+	   cell_is(t + 16, v2, 0xa5) && t[36] == 0xa5 && t[43] == 0xa5,
+	   "a misaligned ATOMIC WRITE fails, remote invalid request (status %d), stores nothing",
+	   rc ? -1 : (int)wc.status);
+	ibv_destroy_qp(qp);
+	ibv_destroy_qp(qb);
+
+	rc_pair(c, ops, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE, &qp,
+		&qb);
+	rc = atomic_write(c, qp, noaccess->rkey, (uintptr_t)t + 40, v1, &wc);
+	ok(!rc && wc.status == IBV_WC_REM_ACCESS_ERR && t[40] == 0xa5 &&
+	   t[47] == 0xa5,
+	   "an ATOMIC WRITE to an MR without REMOTE_WRITE fails, remote access (status %d)",
+	   rc ? -1 : (int)wc.status);
+	ibv_destroy_qp(qp);
+	ibv_destroy_qp(qb);
+	ibv_dereg_mr(noaccess);
+	ibv_dereg_mr(w);
+}
+
 /* A Send doorbell on a QP in RESET, through the new post API */
 static void test_reset_doorbell(struct ctx *c)
 {
@@ -376,6 +536,7 @@ int main(int argc, char **argv)
 		test_flow_label(&c);
 		test_reset_doorbell(&c);
 		test_qpn_cyclic(&c);
+		test_atomic_write(&c);
 	}
 	printf("1..%d\n", n_ok + n_fail);
 	return n_fail ? 1 : 0;

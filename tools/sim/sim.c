@@ -567,7 +567,17 @@ static bool tx_req_valid(struct sim *w, struct sim_side *s,
 			 op->kind, op->len, tx->off, tx->len, w->p.mtu);
 		return false;
 	}
-	if (tx->atomic != sim_kind_atomic(op->kind) ||
+	if (op->kind == SROCE_WR_ATOMIC_WRITE &&
+	    (!tx->awrite || tx->atomic || !tx->reth || tx->va != op->rva ||
+	     tx->rkey != op->rkey || tx->dma_len != 8 || tx->len != 8 ||
+	     tx->swap_add != op->swap_add || tx->opcode != SROCE_RC_ATOMIC_WRITE)) {
+		sim_fail(w, "%c: ATOMIC WRITE request %s of WQE %u wrong: va %llx rkey %x len %u",
+			 'A' + s->id, sroce_opcode_name(tx->opcode), i,
+			 (unsigned long long)tx->va, tx->rkey, tx->dma_len);
+		return false;
+	}
+	if (tx->awrite != (op->kind == SROCE_WR_ATOMIC_WRITE) ||
+	    tx->atomic != (sim_kind_atomic(op->kind) && !tx->awrite) ||
 	    (tx->atomic && (tx->va != op->rva || tx->rkey != op->rkey ||
 			    tx->swap_add != op->swap_add ||
 			    tx->compare != op->compare || tx->reth ||
@@ -655,7 +665,9 @@ static void req_send(struct sim *w, struct sim_side *s,
 		w->res->cnt[SC_RETRANSMITS]++;
 	sim_note(w, s->id, ST_TX_REQ, tx->opcode, tx->psn,
 		 tx->idx - s->sq_base, ((u64)tx->off << 32) | tx->len);
-	send_pkt(w, s, &h, op_local(s, op) + tx->off, tx->len);
+	/* an ATOMIC WRITE carries its 8 bytes from the WQE */
+	send_pkt(w, s, &h, tx->awrite ? (u8 *)&tx->swap_add :
+		 op_local(s, op) + tx->off, tx->len);
 }
 
 /* UD: send the next posted datagram; it is complete once sent */
@@ -822,8 +834,18 @@ static bool sq_place(struct sim *w, struct sim_side *s,
 			 'A' + s->id, i, s->inv_upto - 1);
 		return false;
 	}
+	if (act->awrite) {
+		if (op->kind != SROCE_WR_ATOMIC_WRITE || act->atomic ||
+		    act->place_off || act->place_len != 8) {
+			sim_fail(w, "%c: ATOMIC WRITE answer placed into WQE %u of kind %u",
+				 'A' + s->id, i, op->kind);
+			return false;
+		}
+		return true;	/* nothing to place */
+	}
 	if (act->atomic) {
-		if (!sim_kind_atomic(op->kind) || act->place_off ||
+		if (!sim_kind_atomic(op->kind) ||
+		    op->kind == SROCE_WR_ATOMIC_WRITE || act->place_off ||
 		    act->place_len != 8) {
 			sim_fail(w, "%c: ATOMIC ACK placed into WQE %u of kind %u at [%u, +%u)",
 				 'A' + s->id, i, op->kind, act->place_off,
@@ -994,12 +1016,19 @@ static bool env_atomic(void *ctx, const struct sroce_atomic_op *op, u64 *orig)
 			 'A' + s->id, (unsigned long long)op->va);
 		return false;
 	}
-	mr = mr_check(s, op->rkey, op->va, 8, SROCE_ACC_REMOTE_ATOMIC);
+	mr = mr_check(s, op->rkey, op->va, 8, op->write ?
+		      SROCE_ACC_REMOTE_WRITE : SROCE_ACC_REMOTE_ATOMIC);
 	if (!mr) {
 		c->w->res->cnt[SC_RKEY_DENIED]++;
 		return false;
 	}
 	p = mr_ptr(s, mr, op->va);
+	if (op->write) {
+		memcpy(p, &op->swap_add, 8);
+		c->w->res->cnt[SC_ATOMICS]++;
+		c->w->res->cnt[SC_ATOMIC_WRITES]++;
+		return true;
+	}
 	memcpy(&v, p, 8);
 	*orig = v;
 	if (!op->cmp_swap)
@@ -1716,7 +1745,8 @@ const char *sim_counter_name(enum sim_counter c)
 		"pkts", "wire_bytes", "lost", "duped", "reordered", "corrupt",
 		"forged", "forged_dropped", "retransmits", "timeouts",
 		"rnr_waits", "rx_req", "rx_resp", "acks", "read_resps",
-		"rkey_denied", "rq_empty", "atomics", "rx_overflow",
+		"rkey_denied", "rq_empty", "atomics", "atomic_writes",
+		"rx_overflow",
 	};
 	static const char *const ev[SROCE_EV_NR] = {
 		"ev_stale", "ev_ghost", "ev_bad_resp", "ev_seq_nak_rcvd",

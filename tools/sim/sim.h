@@ -165,6 +165,7 @@ enum sim_counter {
 	SC_RKEY_DENIED,
 	SC_RQ_EMPTY,
 	SC_ATOMICS,		/* atomics carried out by a responder */
+	SC_ATOMIC_WRITES,	/* of which ATOMIC WRITEs */
 	SC_RX_OVERFLOW,		/* dropped: the slow receiver's queue was full */
 	SC_EV_BASE,		/* + enum sroce_eng_event */
 	SC_NR = SC_EV_BASE + SROCE_EV_NR

@@ -208,9 +208,11 @@ static inline bool sim_unreliable(const struct sim_params *p)
 	return p->uc || p->ud;
 }
 
+/* An atomic on a cell: CmpSwap, FetchAdd or ATOMIC WRITE */
 static inline bool sim_kind_atomic(u8 kind)
 {
-	return kind == SROCE_WR_CMP_SWAP || kind == SROCE_WR_FETCH_ADD;
+	return kind == SROCE_WR_CMP_SWAP || kind == SROCE_WR_FETCH_ADD ||
+	       kind == SROCE_WR_ATOMIC_WRITE;
 }
 
 /* sim_work.c */

@@ -9,7 +9,7 @@
  * - one run in five with UC QPs, one in eight of the rest with UD QPs
  *   (one-MTU Sends, no Reads, Writes or atomics);
  * - per endpoint a list of Send, Send-with-imm, Write, Write-with-imm,
- *   Read, compare-and-swap and fetch-and-add WQEs, and local WQEs
+ *   Read, compare-and-swap, fetch-and-add and ATOMIC WRITE WQEs, and local WQEs
  *   (fast registration, invalidation: no packets; some ORDERED, standing
  *   for a LOCAL_INV of the buffers before them), 0 B..1 MiB skewed
  *   toward small, some exactly k * MTU +-1, signalled or not, posted at
@@ -144,7 +144,8 @@ static u8 pick_kind(struct sim_rng *r, bool atomics)
 	u64 u = rng_below(r, 100);
 
 	if (atomics && u >= 90)
-		return u < 95 ? SROCE_WR_CMP_SWAP : SROCE_WR_FETCH_ADD;
+		return u < 94 ? SROCE_WR_CMP_SWAP :
+		       u < 98 ? SROCE_WR_FETCH_ADD : SROCE_WR_ATOMIC_WRITE;
 	if (u < 22)
 		return SROCE_WR_SEND;
 	if (u < 32)
@@ -222,6 +223,8 @@ static void gen_op(struct sim *w, struct sim_side *s, struct sim_op *op,
 		op->cell = (u8)rng_below(r, SIM_NCELLS);
 		if (op->kind == SROCE_WR_FETCH_ADD) {
 			op->swap_add = rng_range(r, 1, 3);
+		} else if (op->kind == SROCE_WR_ATOMIC_WRITE) {
+			op->swap_add = rng_below(r, 12);
 		} else {
 			op->compare = rng_below(r, 12);
 			op->swap_add = rng_below(r, 12);
@@ -329,7 +332,7 @@ static void layout(struct sim *w, struct sim_side *s)
 	set_mr(s, r, 2, s->zone_off[SZ_RW], s->zone_len[SZ_RW],
 	       SROCE_ACC_REMOTE_WRITE | SROCE_ACC_REMOTE_READ);
 	set_mr(s, r, 3, s->zone_off[SZ_A], s->zone_len[SZ_A],
-	       SROCE_ACC_REMOTE_ATOMIC);
+	       SROCE_ACC_REMOTE_ATOMIC | SROCE_ACC_REMOTE_WRITE);
 	/* Cells 8-byte aligned in VA space; small values, compares hit */
 	s->cell0 = (8 - (s->va_base + s->zone_off[SZ_A]) % 8) % 8;
 	for (c = 0; c < SIM_NCELLS; c++) {

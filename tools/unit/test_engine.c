@@ -28,6 +28,7 @@ struct end {
 	u32 recv_len;
 	int recvs;
 	int atomics;			/* atomics carried out here */
+	int awrites;			/* of which ATOMIC WRITEs */
 	u32 events;			/* responder events seen */
 	u32 rwqe_len;			/* receive WQE length, 0: MEM */
 	u32 atomic_access;		/* 0: every rkey_ok range is atomic */
@@ -71,6 +72,14 @@ static bool do_atomic(void *ctx, const struct sroce_atomic_op *op, u64 *orig)
 	struct end *x = ctx;
 	u64 v;
 
+	if (op->write) {
+		if (!rkey_ok(ctx, op->rkey, op->va, 8, SROCE_ACC_REMOTE_WRITE))
+			return false;
+		memcpy(x->mem + op->va, &op->swap_add, 8);
+		x->atomics++;
+		x->awrites++;
+		return true;
+	}
 	if (!rkey_ok(ctx, op->rkey, op->va, 8, SROCE_ACC_REMOTE_ATOMIC) ||
 	    x->atomic_access)
 		return false;
@@ -132,7 +141,8 @@ static void req_run(struct end *x, int dir)
 		h.atmeth.compare = tx.compare;
 		h.imm = 0xabcd;
 		h.ieth_rkey = tx.ieth ? 0x7700 + tx.idx : 0;
-		emit(dir, &h, x->local[tx.idx % SQ_SIZE] + tx.off, tx.len);
+		emit(dir, &h, tx.awrite ? (u8 *)&tx.swap_add :
+		     x->local[tx.idx % SQ_SIZE] + tx.off, tx.len);
 	}
 }
 
@@ -212,7 +222,9 @@ static void deliver(struct end *x, int dir, int out_dir, int drop)
 			struct sroce_sq_act a, b;
 
 			sroce_comp_rx(&x->sq, &p, &a);
-			if (a.place && a.atomic) {
+			if (a.place && a.awrite) {
+				sroce_comp_placed(&x->sq, &a, true, &b);
+			} else if (a.place && a.atomic) {
 				memcpy(x->local[a.place_idx % SQ_SIZE],
 				       &a.atomic_orig, 8);
 				sroce_comp_placed(&x->sq, &a, true, &b);
@@ -531,6 +543,7 @@ static void put64(u8 *p, u64 v)
 static void test_atomic(void)
 {
 	struct sroce_sq_act a;
+	struct sroce_pkt pk;
 	u32 i;
 
 	tap_begin("engine: compare-and-swap and fetch-and-add, values returned");
@@ -668,6 +681,57 @@ static void test_atomic(void)
 	CHECK_EQ(A.sq.comp, 2);
 	CHECK_EQ(get64(A.local[1]), 101);	/* not the old 100 */
 	CHECK_EQ(get64(B.mem + 8), 102);
+	tap_end();
+
+	tap_begin("engine: ATOMIC WRITE stores 8 bytes once, answered by an empty READ response");
+	setup(1024);
+	put64(B.mem + 40, 1);
+	post_atomic(SROCE_WR_ATOMIC_WRITE, 40, 0x1122334455667788ULL, 0);
+	req_run(&A, 0);
+	CHECK_EQ(nwire[0], 1);
+	CHECK(!sroce_parse_bth_packet(wire[0][0].buf, wire[0][0].len, &pk));
+	CHECK_EQ(pk.hdr.bth.opcode, SROCE_RC_ATOMIC_WRITE);
+	CHECK_EQ(pk.hdr.reth.va, 40);
+	CHECK_EQ(pk.hdr.reth.len, 8);
+	CHECK_EQ(pk.payload_len, 8);
+	CHECK(pk.hdr.bth.ackreq);
+	deliver(&B, 0, 1, -1);
+	CHECK_EQ(B.awrites, 1);
+	CHECK_EQ(get64(B.mem + 40), 0x1122334455667788ULL);
+	CHECK_EQ(nwire[1], 1);
+	CHECK(!sroce_parse_bth_packet(wire[1][0].buf, wire[1][0].len, &pk));
+	CHECK_EQ(pk.hdr.bth.opcode, SROCE_RC_READ_RESP_ONLY);
+	CHECK_EQ(pk.payload_len, 0);
+	deliver(&A, 1, 0, 0);		/* the answer is lost */
+	put64(B.mem + 40, 7);		/* a later local store */
+	sroce_sq_timeout(&A.sq, &a);
+	req_run(&A, 0);
+	CHECK_EQ(nwire[0], 1);
+	for (i = 0; i < 2; i++) {	/* the resend, twice: replayed only */
+		memcpy(&wire[0][1], &wire[0][0], sizeof(wire[0][0]));
+		nwire[0] = 2;
+		deliver(&B, 0, 1, -1);
+	}
+	CHECK_EQ(B.awrites, 1);
+	CHECK_EQ(get64(B.mem + 40), 7);
+	pump(-1);
+	CHECK_EQ(A.sq.comp, 1);
+	CHECK_EQ(A.sq.state, SROCE_SQ_RTS);
+	CHECK(sroce_sq_check(&A.sq) && sroce_rq_check(&B.rq));
+	/* misaligned: NAK invalid request; without REMOTE_WRITE: access */
+	setup(1024);
+	post_atomic(SROCE_WR_ATOMIC_WRITE, 44, 1, 0);
+	pump(-1);
+	CHECK_EQ(B.awrites, 0);
+	CHECK(B.events & BIT(SROCE_EV_ATOMIC_MISALIGNED));
+	CHECK_EQ(A.sq.err_status, SROCE_WC_REM_INV_REQ_ERR);
+	setup(1024);
+	sroce_rq_config(&B.rq, 1024, 4, SROCE_ACC_REMOTE_READ |
+			SROCE_ACC_REMOTE_ATOMIC, 12);
+	post_atomic(SROCE_WR_ATOMIC_WRITE, 48, 1, 0);
+	pump(-1);
+	CHECK_EQ(B.awrites, 0);
+	CHECK_EQ(A.sq.err_status, SROCE_WC_REM_ACCESS_ERR);
 	tap_end();
 
 	tap_begin("engine: atomics outstanding are held to max_rd_atomic");

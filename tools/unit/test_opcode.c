@@ -56,6 +56,7 @@ static const struct exp_op exp_ops[] = {
 	{ 0x14, "RC FETCH_ADD",	      40, 0, 0, 0, 0, 12, 0, 0, 0, 0, 0, 'O', 'Q', A },
 	{ 0x16, "RC SEND_LAST_INV",    16, 0, 0, 0, 0, 0, 0, 12, 0, 1, 1, 'L', 'Q', S },
 	{ 0x17, "RC SEND_ONLY_INV",    16, 0, 0, 0, 0, 0, 0, 12, 0, 1, 1, 'O', 'Q', S },
+	{ 0x1d, "RC ATOMIC_WRITE",     28, 0, 0, 0, 12, 0, 0, 0, 0, 1, 0, 'O', 'Q', A },
 	SEND_UC_RC(0x20, "UC"),
 	{ 0x64, "UD SEND_ONLY",	      20, 0, 0, 12, 0, 0, 0, 0, 0, 1, 1, 'O', 'Q', S },
 	{ 0x65, "UD SEND_ONLY_IMM",    24, 0, 0, 12, 0, 0, 20, 0, 0, 1, 1, 'O', 'Q', S },
@@ -145,10 +146,10 @@ void test_opcode(void)
 		if (!valid)
 			CHECK(strcmp(sroce_opcode_name((u8)op), "UNKNOWN") == 0);
 	}
-	/* reserved or unsupported: RC 0x15, FLUSH/ATOMIC WRITE, RD, XRC */
+	/* reserved or unsupported: RC 0x15, FLUSH, UC ATOMIC WRITE, RD, XRC */
 	CHECK(!sroce_opcode_get(0x15));
 	CHECK(!sroce_opcode_get(0x1c));
-	CHECK(!sroce_opcode_get(0x1d));
+	CHECK(!sroce_opcode_get(0x3d));
 	CHECK(!sroce_opcode_get(0x2c));
 	CHECK(!sroce_opcode_get(0x44));
 	CHECK(!sroce_opcode_get(0x60));

@@ -66,6 +66,7 @@ static const struct {
 	{ RC(READ_REQ),		{ N, X, X } },
 	{ RC(CMP_SWAP),		{ N, X, X } },
 	{ RC(FETCH_ADD),	{ N, X, X } },
+	{ RC(ATOMIC_WRITE),	{ N, X, X } },
 };
 
 #undef X

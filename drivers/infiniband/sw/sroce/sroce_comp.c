@@ -141,7 +141,7 @@ void sroce_sq_flush(struct sroce_qp *qp)
 
 /*
  * Copy a READ response's payload into the READ's local buffers, or an
- * atomic's original value into the atomic's.
+ * atomic's original value into the atomic's (an ATOMIC WRITE has none).
  */
 static bool sroce_comp_place(struct sroce_qp *qp, const struct sroce_rxpkt *rx,
 			     const struct sroce_sq_act *act)
@@ -150,6 +150,8 @@ static bool sroce_comp_place(struct sroce_qp *qp, const struct sroce_rxpkt *rx,
 						 qp->sq.index_mask];
 	u64 orig = act->atomic_orig;
 
+	if (act->awrite)
+		return true;	/* answered: nothing comes back */
 	if (act->atomic)
 		return !sroce_sge_copy(qp, sw->data, sw->num_sge, 0, &orig,
 				       sizeof(orig), SROCE_TO_MR);

@@ -269,6 +269,8 @@ int sroce_parse_bth_packet(const u8 *buf, size_t len, struct sroce_pkt *out)
 	payload = (u32)body - bth->pad;
 
 	sroce_decode_ext(info, buf, &out->hdr);
+	if (buf[0] == SROCE_RC_ATOMIC_WRITE && payload == 8)
+		memcpy(&out->hdr.awrite, buf + info->length, 8);
 
 	out->info = info;
 	out->hdr_len = info->length;

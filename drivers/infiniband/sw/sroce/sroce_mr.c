@@ -196,6 +196,35 @@ void sroce_mr_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 len,
 	}
 }
 
+/*
+ * ATOMIC WRITE: store @val (8 bytes, as in memory) at @iova, 8-byte
+ * aligned, as one single-copy-atomic store where the kernel mapping is
+ * aligned too (a user MR's pages at an aligned offset, a kernel
+ * address). An MR whose mapping is not aligned where its iova is gets
+ * the bytes copied, under the caller's lock, as the other atomics.
+ */
+void sroce_mr_store64(struct sroce_mr *mr, u64 iova, u64 val)
+{
+	u64 off;
+	void *va;
+
+	if (mr->type == SROCE_MR_DMA && !(iova & 7)) {
+		/* release: what was placed before is seen before it */
+		smp_store_release((u64 *)(uintptr_t)iova, val);
+		return;
+	}
+	off = iova - mr->iova + mr->page_offset;
+	if (mr->type == SROCE_MR_DMA || mr->type == SROCE_MR_FAST ||
+	    (off & 7)) {
+		sroce_mr_copy(mr, iova, &val, sizeof(val), SROCE_TO_MR);
+		return;
+	}
+	va = kmap_local_page(mr->pages[off >> PAGE_SHIFT]);
+	/* release: what was placed before is seen before it */
+	smp_store_release((u64 *)(va + (off & ~PAGE_MASK)), val);
+	kunmap_local(va);
+}
+
 struct ib_mr *sroce_get_dma_mr(struct ib_pd *pd, int access)
 {
 	struct sroce_dev *sdev = to_sdev(pd->device);

@@ -76,6 +76,9 @@
 #define M_CMP_SWAP		(SROCE_MASK_ATOMIC | SROCE_MASK_REQ | SROCE_MASK_ONLY | \
 				 SROCE_MASK_ATMETH)
 #define M_FETCH_ADD		M_CMP_SWAP
+/* an atomic (ordered, answered and replayed like one) with a RETH and 8 bytes */
+#define M_ATOMIC_WRITE		(SROCE_MASK_ATOMIC | SROCE_MASK_REQ | SROCE_MASK_ONLY | \
+				 SROCE_MASK_RETH | SROCE_MASK_PAYLOAD)
 #define M_SEND_LAST_INV		(M_SEND_LAST | SROCE_MASK_IETH)
 #define M_SEND_ONLY_INV		(M_SEND_ONLY | SROCE_MASK_IETH)
 #define M_CNP			(SROCE_MASK_CNP | SROCE_MASK_ONLY | SROCE_MASK_CNP_RSVD)
@@ -114,6 +117,7 @@ const struct sroce_opcode_info sroce_opcode_table[256] = {
 	OP(RC, FETCH_ADD),
 	OP(RC, SEND_LAST_INV),
 	OP(RC, SEND_ONLY_INV),
+	OP(RC, ATOMIC_WRITE),
 
 	/* Unreliable Connected: SEND and RDMA WRITE only */
 	OP(UC, SEND_FIRST),

@@ -49,4 +49,15 @@
  */
 #define SROCE_MAX_HDR_OVERHEAD		84
 
+/*
+ * IBA 1.5 ATOMIC WRITE in the user ABI, as rdma-core's rxe provider (v42
+ * on) builds and reads it; 6.1's headers do not name it. The values of
+ * IB_UVERBS_WR_ATOMIC_WRITE, IB_UVERBS_WC_ATOMIC_WRITE and
+ * IB_UVERBS_DEVICE_ATOMIC_WRITE from 6.2 on. Its 8 bytes are the first
+ * of the WQE's data area (rdma-core's dma.atomic_wr).
+ */
+#define SROCE_UWR_ATOMIC_WRITE		15
+#define SROCE_UWC_ATOMIC_WRITE		9
+#define SROCE_DEVICE_ATOMIC_WRITE	BIT_ULL(40)
+
 #endif /* SROCE_PARAM_H */

@@ -178,6 +178,8 @@ u8 sroce_rc_req_opcode(enum sroce_wr_kind kind, bool first, bool last)
 		return SROCE_OPCODE(SROCE_TRANSPORT_RC, SROCE_OP_CMP_SWAP);
 	case SROCE_WR_FETCH_ADD:
 		return SROCE_OPCODE(SROCE_TRANSPORT_RC, SROCE_OP_FETCH_ADD);
+	case SROCE_WR_ATOMIC_WRITE:
+		return SROCE_RC_ATOMIC_WRITE;
 	default:
 		return SROCE_OPCODE_NONE;
 	}

@@ -20,7 +20,9 @@
  *   answered exactly, ending any run still under way for it.
  * - Atomics (8-byte aligned, else NAK invalid request) are carried out by
  *   the glue once, when their PSN is expected; the result is kept in the
- *   same ring, and a duplicate gets the same ATOMIC ACK again.
+ *   same ring, and a duplicate gets the same ATOMIC ACK again.  ATOMIC
+ *   WRITE is one of them (under REMOTE_WRITE), answered by an empty READ
+ *   Response Only.
  * - ACKs are coalesced (AckReq, or every SROCE_ACK_COALESCE packets) and
  *   never overtake READ responses.
  * - UC: the same checks, but nothing is ever answered.  A PSN ahead of
@@ -364,37 +366,47 @@ static bool rq_read(struct sroce_rq_eng *e, const struct sroce_pkt *pkt,
 	return true;
 }
 
+/*
+ * CmpSwap and FetchAdd (AtomicETH), and ATOMIC WRITE (IBA 1.5: a RETH of
+ * length 8 and the 8 bytes to store, under REMOTE_WRITE): 8-byte aligned,
+ * carried out once, answered from a resource like a READ.
+ */
 static bool rq_atomic(struct sroce_rq_eng *e, const struct sroce_pkt *pkt,
 		      const struct sroce_rq_env *env, struct sroce_rq_act *act)
 {
 	const struct sroce_atmeth *a = &pkt->hdr.atmeth;
+	bool awrite = pkt->hdr.bth.opcode == SROCE_RC_ATOMIC_WRITE;
 	u32 psn = pkt->hdr.bth.psn;
 	struct sroce_atomic_op op = {
+		.write = awrite,
 		.cmp_swap = pkt->hdr.bth.opcode == SROCE_RC_CMP_SWAP,
-		.va = a->va,
-		.rkey = a->rkey,
-		.swap_add = a->swap_add,
+		.va = awrite ? pkt->hdr.reth.va : a->va,
+		.rkey = awrite ? pkt->hdr.reth.rkey : a->rkey,
+		.swap_add = awrite ? pkt->hdr.awrite : a->swap_add,
 		.compare = a->compare,
 	};
+	u32 need = awrite ? SROCE_ACC_REMOTE_WRITE : SROCE_ACC_REMOTE_ATOMIC;
 	struct sroce_rd_res *r;
-	u64 orig;
+	u64 orig = 0;
 
-	if (a->va & 7) {
+	if (awrite && (pkt->hdr.reth.len != 8 || pkt->payload_len != 8))
+		return rq_fatal(e, act, SROCE_NAK_INVALID_REQ, psn);
+	if (op.va & 7) {
 		ev(&act->events, SROCE_EV_ATOMIC_MISALIGNED);
 		return rq_fatal(e, act, SROCE_NAK_INVALID_REQ, psn);
 	}
-	if (!(e->access & SROCE_ACC_REMOTE_ATOMIC) ||
-	    !env->atomic(env->ctx, &op, &orig)) {
+	if (!(e->access & need) || !env->atomic(env->ctx, &op, &orig)) {
 		ev(&act->events, SROCE_EV_ATOMIC_DENIED);
 		return rq_fatal(e, act, SROCE_NAK_REM_ACCESS, psn);
 	}
 	r = rq_res_new(e);
 	r->atomic = true;
+	r->awrite = awrite;
 	r->orig = orig;
 	r->first_psn = psn;
 	r->npkts = 1;
-	r->va = a->va;
-	r->rkey = a->rkey;
+	r->va = op.va;
+	r->rkey = op.rkey;
 	r->start_psn = psn;
 	rq_res_queue(e, r);
 	e->epsn = sroce_psn_add(psn, 1);
@@ -463,12 +475,14 @@ static void rq_dup_read(struct sroce_rq_eng *e, const struct sroce_pkt *pkt,
 static void rq_dup_atomic(struct sroce_rq_eng *e, const struct sroce_pkt *pkt,
 			  struct sroce_rq_act *act)
 {
-	const struct sroce_atmeth *a = &pkt->hdr.atmeth;
+	bool awrite = pkt->hdr.bth.opcode == SROCE_RC_ATOMIC_WRITE;
+	u64 va = awrite ? pkt->hdr.reth.va : pkt->hdr.atmeth.va;
+	u32 rkey = awrite ? pkt->hdr.reth.rkey : pkt->hdr.atmeth.rkey;
 	s32 i = rq_res_find(e, pkt->hdr.bth.psn);
 	struct sroce_rd_res *r;
 
-	if (i < 0 || !e->res[i].atomic || a->rkey != e->res[i].rkey ||
-	    a->va != e->res[i].va) {
+	if (i < 0 || !e->res[i].atomic || e->res[i].awrite != awrite ||
+	    rkey != e->res[i].rkey || va != e->res[i].va) {
 		ev(&act->events, SROCE_EV_DUP_READ_BAD);
 		return;
 	}
@@ -629,7 +643,9 @@ bool sroce_rq_next(struct sroce_rq_eng *e, struct sroce_tx_rsp *rsp)
 	if (e->cur >= 0 && e->res[e->cur].atomic) {
 		struct sroce_rd_res *r = &e->res[e->cur];
 
-		rsp->opcode = SROCE_RC_ATOMIC_ACK;
+		/* an ATOMIC WRITE: a READ Response Only, empty, as rdma_rxe */
+		rsp->opcode = r->awrite ? SROCE_RC_READ_RESP_ONLY :
+					  SROCE_RC_ATOMIC_ACK;
 		rsp->psn = r->first_psn;
 		rsp->msn = e->msn & SROCE_MSN_MASK;
 		rsp->syndrome = sroce_syndrome_ack(SROCE_AETH_CREDIT_INVALID);

@@ -25,6 +25,8 @@
  *    "payload" are the original value; p must be an atomic's PSN.  An
  *    atomic is answered like a READ: a lost ATOMIC ACK is asked for
  *    again by sending the same request, which the responder replays.
+ *  - ATOMIC WRITE (IBA 1.5) is an atomic in all of this, answered by a
+ *    READ Response Only without payload (as rdma_rxe answers it).
  * Anything else is dropped and counted: a forged or stale response can
  * neither write nor complete.
  */
@@ -47,7 +49,8 @@ static inline struct sroce_wqe *sq_wqe(const struct sroce_sq_eng *e, u32 idx)
 static inline bool wqe_has_resp(const struct sroce_wqe *w)
 {
 	return w->kind == SROCE_WR_READ || w->kind == SROCE_WR_CMP_SWAP ||
-	       w->kind == SROCE_WR_FETCH_ADD;
+	       w->kind == SROCE_WR_FETCH_ADD ||
+	       w->kind == SROCE_WR_ATOMIC_WRITE;
 }
 
 /*
@@ -61,7 +64,8 @@ static inline bool wqe_started(const struct sroce_wqe *w)
 
 static inline bool wqe_atomic(const struct sroce_wqe *w)
 {
-	return w->kind == SROCE_WR_CMP_SWAP || w->kind == SROCE_WR_FETCH_ADD;
+	return w->kind == SROCE_WR_CMP_SWAP || w->kind == SROCE_WR_FETCH_ADD ||
+	       w->kind == SROCE_WR_ATOMIC_WRITE;
 }
 
 static inline bool sq_active(const struct sroce_sq_eng *e)
@@ -599,10 +603,18 @@ static void req_atomic_fill(const struct sroce_wqe *w, struct sroce_tx_req *tx)
 {
 	tx->opcode = sroce_rc_req_opcode(w->kind, true, true);
 	tx->ackreq = true;
-	tx->atomic = true;
 	tx->va = w->remote_addr;
 	tx->rkey = w->rkey;
 	tx->swap_add = w->swap_add;
+	if (w->kind == SROCE_WR_ATOMIC_WRITE) {
+		/* a RETH for the 8 bytes it carries */
+		tx->awrite = true;
+		tx->reth = true;
+		tx->dma_len = 8;
+		tx->len = 8;
+		return;
+	}
+	tx->atomic = true;
 	tx->compare = w->compare;
 }
 
@@ -975,11 +987,18 @@ found:
 		ev(&act->events, SROCE_EV_GHOST);	/* not a READ's PSN */
 		return;
 	}
-	if (wqe_atomic(w) != !!(pkt->info->mask & SROCE_MASK_ATOMIC) ||
+	if (w->kind == SROCE_WR_ATOMIC_WRITE ?
+	    pkt->hdr.bth.opcode != SROCE_RC_READ_RESP_ONLY ||
+	    pkt->payload_len ||
+	    sroce_syndrome_kind(pkt->hdr.aeth.syndrome) != SROCE_AETH_KIND_ACK :
+	    wqe_atomic(w) != !!(pkt->info->mask & SROCE_MASK_ATOMIC) ||
 	    ((pkt->info->mask & SROCE_MASK_ATOMIC) &&
 	     sroce_syndrome_kind(pkt->hdr.aeth.syndrome) !=
 	     SROCE_AETH_KIND_ACK)) {
-		/* an ATOMIC ACK for a READ, or the other way round */
+		/*
+		 * an ATOMIC ACK for a READ, or the other way round; an
+		 * ATOMIC WRITE's answer is a READ Response Only, empty
+		 */
 		ev(&act->events, SROCE_EV_BAD_RESP);
 		return;
 	}
@@ -1016,7 +1035,8 @@ found:
 	if (wqe_atomic(w)) {
 		/* one PSN: off is 0 and nothing is in yet */
 		act->place = true;
-		act->atomic = true;
+		act->awrite = w->kind == SROCE_WR_ATOMIC_WRITE;
+		act->atomic = !act->awrite;
 		act->place_idx = idx;
 		act->place_len = w->length;
 		act->atomic_orig = pkt->hdr.atmack.orig;

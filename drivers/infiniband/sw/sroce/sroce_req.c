@@ -36,6 +36,7 @@ static bool sroce_opcode_allowed(u32 opcode)
 	case IB_WR_LOCAL_INV:
 	case IB_WR_REG_MR:
 	case IB_WR_BIND_MW:
+	case SROCE_UWR_ATOMIC_WRITE:
 		return true;
 	default:
 		return false;
@@ -64,6 +65,8 @@ static enum sroce_wr_kind sroce_wr_kind(u32 opcode)
 		return SROCE_WR_CMP_SWAP;
 	case IB_WR_ATOMIC_FETCH_AND_ADD:
 		return SROCE_WR_FETCH_ADD;
+	case SROCE_UWR_ATOMIC_WRITE:
+		return SROCE_WR_ATOMIC_WRITE;
 	case IB_WR_SEND_WITH_INV:
 		return SROCE_WR_SEND_INV;
 	case IB_WR_LOCAL_INV:
@@ -151,7 +154,8 @@ static enum ib_wc_status sroce_req_fetch(struct sroce_qp *qp, u32 idx)
 	if (!sroce_opcode_allowed(w->opcode) ||
 	    (qp->ibqp.qp_type == IB_QPT_UC &&
 	     (w->opcode == IB_WR_RDMA_READ || sroce_wr_atomic(w->opcode) ||
-	      w->opcode == IB_WR_SEND_WITH_INV)))
+	      w->opcode == IB_WR_SEND_WITH_INV ||
+	      w->opcode == SROCE_UWR_ATOMIC_WRITE)))
 		return IB_WC_LOC_QP_OP_ERR;
 	if (hdr.wr.send_flags & ~(IB_SEND_FENCE | IB_SEND_SIGNALED |
 				  IB_SEND_SOLICITED | IB_SEND_INLINE))
@@ -182,6 +186,19 @@ static enum ib_wc_status sroce_req_fetch(struct sroce_qp *qp, u32 idx)
 		return IB_WC_SUCCESS;
 	}
 
+	if (w->opcode == SROCE_UWR_ATOMIC_WRITE) {
+		/*
+		 * Its 8 bytes are in the slot (no SGEs, no inline flag
+		 * needed), read once; a QP whose slots hold fewer has
+		 * none to send. The address's alignment is the
+		 * responder's to check, as for the other atomics.
+		 */
+		if (qp->sq_data_size < 8)
+			return IB_WC_LOC_QP_OP_ERR;
+		memcpy(&e->swap_add, slot->dma.inline_data, 8);
+		e->length = 8;
+		return IB_WC_SUCCESS;
+	}
 	/* A READ or an atomic has nowhere to take inline data from */
 	if ((hdr.wr.send_flags & IB_SEND_INLINE) &&
 	    (w->opcode == IB_WR_RDMA_READ || sroce_wr_atomic(w->opcode)))
@@ -300,6 +317,8 @@ enum ib_wc_opcode sroce_wc_opcode(u32 wr_opcode)
 		return IB_WC_COMP_SWAP;
 	case IB_WR_ATOMIC_FETCH_AND_ADD:
 		return IB_WC_FETCH_ADD;
+	case SROCE_UWR_ATOMIC_WRITE:
+		return (enum ib_wc_opcode)SROCE_UWC_ATOMIC_WRITE;
 	case IB_WR_LOCAL_INV:
 		return IB_WC_LOCAL_INV;
 	case IB_WR_REG_MR:
@@ -345,7 +364,9 @@ static int sroce_req_build(struct sroce_qp *qp, const struct sroce_tx_req *tx,
 	skb = sroce_pkt_new(qp, &h, tx->len, &payload);
 	if (!skb)
 		return -ENOMEM;	/* lost like on the wire: resent later */
-	if (tx->len) {
+	if (tx->awrite) {
+		memcpy(payload, &tx->swap_add, 8);	/* as the WQE had it */
+	} else if (tx->len) {
 		if (w->inlined) {
 			memcpy(payload, w->data + tx->off, tx->len);
 		} else if (sroce_sge_copy(qp, w->data, w->num_sge, tx->off,

@@ -74,7 +74,10 @@ static bool sroce_resp_rkey_ok(void *ctx, u32 rkey, u64 va, u32 len,
  */
 static DEFINE_SPINLOCK(sroce_atomic_lock);
 
-/* Responder call: execute @op if its rkey allows; the old value in @orig */
+/*
+ * Responder call: execute @op if its rkey allows; the old value in @orig
+ * (none for an ATOMIC WRITE, which needs REMOTE_WRITE, not ATOMIC)
+ */
 static bool sroce_resp_atomic(void *ctx, const struct sroce_atomic_op *op,
 			      u64 *orig)
 {
@@ -82,11 +85,19 @@ static bool sroce_resp_atomic(void *ctx, const struct sroce_atomic_op *op,
 	struct sroce_mr *mr;
 	u64 val;
 
-	mr = sroce_rkey_get(qp, op->rkey, IB_ACCESS_REMOTE_ATOMIC, op->va,
-			    sizeof(val));
+	mr = sroce_rkey_get(qp, op->rkey, op->write ? IB_ACCESS_REMOTE_WRITE :
+			    IB_ACCESS_REMOTE_ATOMIC, op->va, sizeof(val));
 	if (!mr)
 		return false;
 	spin_lock(&sroce_atomic_lock);
+	if (op->write) {
+		/* ATOMIC WRITE: the 8 bytes, once, never torn */
+		sroce_mr_store64(mr, op->va, op->swap_add);
+		spin_unlock(&sroce_atomic_lock);
+		sroce_mr_put(mr);
+		sroce_count(qp->sdev, SROCE_CNT_ATOMICS_EXECUTED);
+		return true;
+	}
 	sroce_mr_copy(mr, op->va, &val, sizeof(val), SROCE_FROM_MR);
 	*orig = val;
 	if (!op->cmp_swap)

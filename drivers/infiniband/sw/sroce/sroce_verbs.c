@@ -39,7 +39,8 @@ void sroce_init_attr(struct sroce_dev *sdev)
 			      IB_DEVICE_MEM_WINDOW |
 			      IB_DEVICE_MEM_WINDOW_TYPE_2B |
 			      IB_DEVICE_SRQ_RESIZE |
-			      IB_DEVICE_PORT_ACTIVE_EVENT;
+			      IB_DEVICE_PORT_ACTIVE_EVENT |
+			      SROCE_DEVICE_ATOMIC_WRITE;
 	/* Lets "rdma link delete" unregister the device. */
 	a->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
 	a->max_send_sge = SROCE_MAX_SGE;
