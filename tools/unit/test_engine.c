@@ -732,6 +732,25 @@ static void test_atomic(void)
 	pump(-1);
 	CHECK_EQ(B.awrites, 0);
 	CHECK_EQ(A.sq.err_status, SROCE_WC_REM_ACCESS_ERR);
+	/* a forged one whose RETH says 4 bytes: refused, counted */
+	setup(1024);
+	{
+		struct sroce_rq_env env = { &B, take_rwqe, rkey_ok, do_atomic };
+		struct sroce_hdrs h = {};
+		struct sroce_rq_act ra;
+		u8 buf[64] = { 0 };
+
+		h.bth.opcode = SROCE_RC_ATOMIC_WRITE;
+		h.bth.psn = B.rq.epsn;
+		h.reth.va = 40;
+		h.reth.rkey = RKEY;
+		h.reth.len = 4;
+		mkpkt(&h, 8, buf, &pk);
+		sroce_rq_rx(&B.rq, &pk, &env, &ra);
+		CHECK(ra.events & BIT(SROCE_EV_BAD_REQ));
+		CHECK_EQ(B.rq.state, SROCE_RQ_ERROR);
+		CHECK_EQ(B.awrites, 0);
+	}
 	tap_end();
 
 	tap_begin("engine: atomics outstanding are held to max_rd_atomic");

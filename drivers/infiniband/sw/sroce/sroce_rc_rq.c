@@ -389,8 +389,10 @@ static bool rq_atomic(struct sroce_rq_eng *e, const struct sroce_pkt *pkt,
 	struct sroce_rd_res *r;
 	u64 orig = 0;
 
-	if (awrite && (pkt->hdr.reth.len != 8 || pkt->payload_len != 8))
+	if (awrite && (pkt->hdr.reth.len != 8 || pkt->payload_len != 8)) {
+		ev(&act->events, SROCE_EV_BAD_REQ);
 		return rq_fatal(e, act, SROCE_NAK_INVALID_REQ, psn);
+	}
 	if (op.va & 7) {
 		ev(&act->events, SROCE_EV_ATOMIC_MISALIGNED);
 		return rq_fatal(e, act, SROCE_NAK_INVALID_REQ, psn);

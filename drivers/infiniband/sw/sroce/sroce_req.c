@@ -189,12 +189,11 @@ static enum ib_wc_status sroce_req_fetch(struct sroce_qp *qp, u32 idx)
 	if (w->opcode == SROCE_UWR_ATOMIC_WRITE) {
 		/*
 		 * Its 8 bytes are in the slot (no SGEs, no inline flag
-		 * needed), read once; a QP whose slots hold fewer has
-		 * none to send. The address's alignment is the
+		 * needed), read once: every slot's data area holds at
+		 * least one SGE. The address's alignment is the
 		 * responder's to check, as for the other atomics.
 		 */
-		if (qp->sq_data_size < 8)
-			return IB_WC_LOC_QP_OP_ERR;
+		BUILD_BUG_ON(sizeof(struct rxe_sge) < 8);
 		memcpy(&e->swap_add, slot->dma.inline_data, 8);
 		e->length = 8;
 		return IB_WC_SUCCESS;
