@@ -14,9 +14,6 @@
 
 #include "sroce/compat.h"
 
-/* UDP destination port of RoCEv2 */
-#define SROCE_UDP_DPORT		4791
-
 /* Network header sizes (fixed parts) */
 #define SROCE_IPV4_HDR_LEN	20
 #define SROCE_IPV6_HDR_LEN	40

@@ -386,7 +386,7 @@ void sroce_mcast_loopback(struct sroce_dev *sdev, struct sk_buff *skb)
 	if (sroce_parse_bth_packet(rx.bth, len, &rx.p))
 		return;		/* cannot happen: we built it */
 	/* Sent to one QP at a group address: the members do not get it */
-	if (rx.p.hdr.bth.dqpn != SROCE_MCAST_QPN)
+	if (rx.p.hdr.bth.dqpn != SROCE_MULTICAST_QPN)
 		return;
 	sroce_mcast_rcv(sdev, skb, &rx);
 }

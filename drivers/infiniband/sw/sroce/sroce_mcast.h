@@ -9,9 +9,6 @@ struct sroce_dev;
 struct sroce_qp;
 struct sroce_rxpkt;
 
-/* The destination QPN of a multicast datagram */
-#define SROCE_MCAST_QPN		0xffffff
-
 int sroce_mcast_dev_init(struct sroce_dev *sdev);
 void sroce_mcast_dev_exit(struct sroce_dev *sdev);
 int sroce_mcast_init(void);

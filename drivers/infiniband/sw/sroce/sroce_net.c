@@ -621,7 +621,7 @@ static void sroce_rcv(struct sk_buff *skb, struct ib_device *ibdev)
 		sroce_count(sdev, SROCE_CNT_RX_DROP_ICRC);
 		goto put_dev;
 	}
-	if (rx.p.hdr.bth.dqpn == SROCE_MCAST_QPN) {
+	if (rx.p.hdr.bth.dqpn == SROCE_MULTICAST_QPN) {
 		if (sroce_ud_src_ok(sdev, skb))
 			sroce_mcast_rcv(sdev, skb, &rx);
 		goto put_dev;
