@@ -11,6 +11,9 @@
 #                   them only when it has the time)
 #   make check-debug  guest selftests on a KASAN/lockdep/kmemleak kernel
 #   make lint       W=1 build, sparse and checkpatch --strict
+#   make quick      lint, unit tests, simulator, 30 s of each fuzzer: a few
+#                   minutes, no guest; for every change (make check before
+#                   landing)
 #
 # KDIR defaults to the newest Debian kernel build tree installed, so the
 # module builds on a machine whose running kernel is not Debian's.
@@ -19,7 +22,7 @@ KDIR ?= $(shell ls -d /lib/modules/*/build 2>/dev/null | sort -V | tail -n 1)
 KVER ?= $(notdir $(patsubst %/build,%,$(KDIR)))
 MODULE := drivers/infiniband/sw/sroce/rdma_sroce.ko
 
-.PHONY: all modules install modclean clean deps check check-ulp check-debug demo bench unit sim fuzz analyze lint sparse checkpatch
+.PHONY: all modules install modclean clean deps check check-ulp check-debug demo bench unit sim fuzz analyze lint sparse checkpatch quick
 
 all: modules
 
@@ -70,6 +73,11 @@ checkpatch:
 
 unit:
 	$(MAKE) -f tools/host.mk unit
+
+quick:
+	tools/lint.sh all
+	$(MAKE) -f tools/host.mk unit
+	$(MAKE) -f tools/host.mk fuzz FUZZ_SECONDS=30
 
 sim:
 	$(MAKE) -f tools/host.mk sim
