@@ -19,10 +19,10 @@ HOST_CC ?= gcc
 FUZZ_CC ?= clang
 FUZZ_SECONDS ?= 30
 
-CORE_SRC := $(addprefix $(HERE)/drivers/infiniband/sw/sroce/, \
+CORE_SRC := $(addprefix $(HERE)/drivers/infiniband/sw/sroce/core/, \
 	sroce_opcode.c sroce_hdr.c sroce_icrc.c sroce_rc.c sroce_rc_sq.c \
 	sroce_rc_rq.c sroce_ud.c)
-HOST_SRC := $(HERE)/drivers/infiniband/sw/sroce/sroce_crc32.c
+HOST_SRC := $(HERE)/tools/host/sroce_crc32.c
 UNIT_SRC := $(sort $(wildcard $(HERE)/tools/unit/*.c))
 FUZZ_SRC := $(HERE)/tools/fuzz/fuzz_parse.c
 SIM_SRC := $(addprefix $(HERE)/tools/sim/, sim.c sim_work.c sim_check.c \

@@ -67,7 +67,7 @@ typedef u32 __le32;
 
 /*
  * Host stand-in for the kernel's crc32_le(): table-driven reflected CRC32
- * (poly 0xEDB88320), no pre/post inversion.  sroce_crc32.c, host only.
+ * (poly 0xEDB88320), no pre/post inversion.  tools/host/sroce_crc32.c, host only.
  */
 u32 sroce_crc32_le(u32 crc, const u8 *p, size_t len);
 

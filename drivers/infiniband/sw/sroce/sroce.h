@@ -20,9 +20,10 @@
  *   sroce_req.c     requester glue: send queue -> request packets
  *   sroce_resp.c    responder glue: requests -> execution, ACKs
  *   sroce_comp.c    completer glue: responses -> completions, flush
- * and the pure protocol core (include/sroce/, sroce_opcode.c,
- * sroce_hdr.c, sroce_icrc.c, sroce_rc.c, and the engine: sroce_rc_sq.c,
- * sroce_rc_rq.c).
+ * and the pure protocol core (include/sroce/ and core/: sroce_opcode.c,
+ * sroce_hdr.c, sroce_icrc.c, sroce_rc.c, sroce_ud.c, and the engine:
+ * sroce_rc_sq.c, sroce_rc_rq.c). Documentation/design.rst maps every
+ * file.
  */
 #ifndef SROCE_H
 #define SROCE_H
