@@ -113,8 +113,9 @@ struct sroce_wqe {
 	u32	rd_done;	/* READ: bytes placed in order */
 	u64	rd_map;		/* READ: bit i: PSN (hole + i) is placed */
 	u32	rd_gap_seen;	/* READ: responses seen beyond the hole */
-	u32	rd_reread;	/* READ: hole offset last re-requested, or ~0 */
-	u32	rd_reread_end;
+	u32	rd_reread;	/* READ: hole offset last re-requested, or ~0;
+				 * the re-request ends with its request
+				 */
 };
 
 enum sroce_sq_state {

@@ -292,7 +292,6 @@ void sroce_sq_push(struct sroce_sq_eng *e)
 	w->rd_map = 0;
 	w->rd_gap_seen = 0;
 	w->rd_reread = NO_REREAD;
-	w->rd_reread_end = 0;
 	e->fetch++;
 }
 
@@ -410,7 +409,6 @@ static void rd_schedule_reread(struct sroce_sq_eng *e, u32 idx, u32 *events)
 	e->reread_idx = idx;
 	e->reread_owed = true;
 	w->rd_reread = w->rd_done;
-	w->rd_reread_end = rd_chunk_end(e, w, w->rd_done);
 	w->rd_gap_seen = 0;
 	ev(events, SROCE_EV_REREAD);
 }
@@ -626,7 +624,8 @@ static enum sroce_req_verdict req_reread(struct sroce_sq_eng *e,
 	e->reread_owed = false;
 	if (e->reread_idx - e->comp > e->req - e->comp ||
 	    e->reread_idx == e->fetch || !wqe_has_resp(w) ||
-	    w->rd_reread != w->rd_done || w->rd_reread_end <= w->rd_done)
+	    w->rd_reread != w->rd_done ||
+	    rd_chunk_end(e, w, w->rd_done) <= w->rd_done)
 		return SROCE_REQ_IDLE;	/* overtaken by a completion */
 	memset(tx, 0, sizeof(*tx));
 	tx->idx = e->reread_idx;
@@ -643,7 +642,7 @@ static enum sroce_req_verdict req_reread(struct sroce_sq_eng *e,
 	tx->reth = true;
 	tx->va = w->remote_addr + w->rd_done;
 	tx->rkey = w->rkey;
-	tx->dma_len = w->rd_reread_end - w->rd_done;
+	tx->dma_len = rd_chunk_end(e, w, w->rd_done) - w->rd_done;
 	tx->retransmit = true;
 	return SROCE_REQ_SEND;
 }
@@ -676,7 +675,6 @@ static enum sroce_req_verdict req_read(struct sroce_sq_eng *e,
 		 * responses start with FIRST here and end where it does.
 		 */
 		w->rd_reread = e->req_off;
-		w->rd_reread_end = e->req_off + len;
 	}
 	e->next_psn = sroce_psn_add(e->next_psn, cost);
 	e->req_off += len;
@@ -951,8 +949,8 @@ static int comp_check_read(struct sroce_sq_eng *e, struct sroce_wqe *w,
 		return -1;
 	if (off + len == end)
 		return (mask & SROCE_MASK_LAST) ? 0 : -1;
-	if ((mask & SROCE_MASK_LAST) &&
-	    !(reread && off + len == w->rd_reread_end))
+	/* a re-request ends where its request does: LAST only there */
+	if (mask & SROCE_MASK_LAST)
 		return -1;
 	return 0;
 }
