@@ -205,24 +205,20 @@ void sroce_mr_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 len,
  */
 void sroce_mr_store64(struct sroce_mr *mr, u64 iova, u64 val)
 {
-	u64 off;
+	u64 off = iova - mr->iova + mr->page_offset;
 	void *va;
 
 	if (mr->type == SROCE_MR_DMA && !(iova & 7)) {
 		/* release: what was placed before is seen before it */
 		smp_store_release((u64 *)(uintptr_t)iova, val);
-		return;
-	}
-	off = iova - mr->iova + mr->page_offset;
-	if (mr->type == SROCE_MR_DMA || mr->type == SROCE_MR_FAST ||
-	    (off & 7)) {
+	} else if (mr->type == SROCE_MR_USER && !(off & 7)) {
+		va = kmap_local_page(mr->pages[off >> PAGE_SHIFT]);
+		/* release: what was placed before is seen before it */
+		smp_store_release((u64 *)(va + (off & ~PAGE_MASK)), val);
+		kunmap_local(va);
+	} else {
 		sroce_mr_copy(mr, iova, &val, sizeof(val), SROCE_TO_MR);
-		return;
 	}
-	va = kmap_local_page(mr->pages[off >> PAGE_SHIFT]);
-	/* release: what was placed before is seen before it */
-	smp_store_release((u64 *)(va + (off & ~PAGE_MASK)), val);
-	kunmap_local(va);
 }
 
 struct ib_mr *sroce_get_dma_mr(struct ib_pd *pd, int access)
