@@ -36,9 +36,9 @@ sroce_setup_net || exit 1
 sroce_link_up eth0 sroce0
 
 prog=$SROCE_SRC/selftests/sroce/harden_verify
-forge=(setpriv --reuid=nobody --regid=nogroup --clear-groups
-       /usr/bin/python3 "$SROCE_SRC/selftests/sroce/roce_forge.py"
-       --op ud --qkey 0x11111111 --sqpn 77 --psn 0 --len 64)
+forge_ud=(/usr/bin/python3 "$SROCE_SRC/selftests/sroce/roce_forge.py"
+	  --op ud --qkey 0x11111111 --sqpn 77 --psn 0 --len 64)
+forge=(setpriv --reuid=nobody --regid=nogroup --clear-groups "${forge_ud[@]}")
 info=$SROCE_SYNC/ud.info
 go=$SROCE_SYNC/ud.go
 if [ "$SROCE_ROLE" = a ]; then
@@ -83,9 +83,7 @@ else
 		--src "$SROCE_IP" --dst 224.0.0.1 --qpn "$qpn" --count $N \
 		--fill 0xcc
 	check "forge $N from broadcast source $BCAST, raw socket" \
-		/usr/bin/python3 "$SROCE_SRC/selftests/sroce/roce_forge.py" \
-		--op ud --qkey 0x11111111 --sqpn 77 --psn 0 --len 64 --raw \
-		--src "$BCAST" --dst "$SROCE_PEER_IP" --qpn "$qpn" --count $N \
+		"${forge_ud[@]}" --raw --src "$BCAST" --dst "$SROCE_PEER_IP" --qpn "$qpn" --count $N \
 		--fill 0xdd
 	sync_peer forged_remote
 	sync_peer control

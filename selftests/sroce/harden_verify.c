@@ -129,76 +129,6 @@ static void ud_ready(struct ibv_qp *qp)
 		die("UD RTS");
 }
 
-/* Flow label ~0 taken; an RC QP connected to itself moves a message. */
-static void test_flow_label(struct ctx *c)
-{
-	struct ibv_qp *qp = make_qp(c, IBV_QPT_RC);
-	struct ibv_qp_attr a = {
-		.qp_state = IBV_QPS_INIT, .port_num = 1,
-		.qp_access_flags = IBV_ACCESS_LOCAL_WRITE,
-	};
-	struct ibv_sge s = {
-		.addr = (uintptr_t)c->buf, .length = MSG, .lkey = c->mr->lkey,
-	};
-	struct ibv_send_wr wr = {
-		.wr_id = 2, .sg_list = &s, .num_sge = 1,
-		.opcode = IBV_WR_SEND, .send_flags = IBV_SEND_SIGNALED,
-	}, *bad;
-	struct ibv_ah_attr ah;
-	struct ibv_wc wc;
-	struct ibv_ah *h;
-	int i, rc, got = 0, good = 1;
-
-	ah_attr(c, &ah, 0xffffffff);
-	h = ibv_create_ah(c->pd, &ah);
-	ok(h != NULL, "create_ah with flow label 0xffffffff, traffic class 106 (%s)",
-	   h ? "ok" : strerror(errno));
-	if (h)
-		ibv_destroy_ah(h);
-
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
-		die("RC INIT");
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = IBV_MTU_1024;
-	a.dest_qp_num = qp->qp_num;
-	a.max_dest_rd_atomic = 1;
-	a.min_rnr_timer = 1;
-	a.ah_attr = ah;
-	rc = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-			   IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-			   IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER);
-	ok(!rc, "modify_qp to RTR with flow label 0xffffffff (%s)",
-	   rc ? strerror(rc) : "ok");
-	if (rc)
-		goto out;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.timeout = 14;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	a.max_rd_atomic = 1;
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
-			  IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
-			  IBV_QP_MAX_QP_RD_ATOMIC))
-		die("RC RTS");
-	for (i = 0; i < MSG; i++) {
-		c->buf[i] = (uint8_t)(i * 7 + 3);
-		c->buf[4096 + i] = 0;
-	}
-	if (post_recv(c, qp, 1, 4096, MSG) || ibv_post_send(qp, &wr, &bad))
-		die("post");
-	while (got < 2 && !wait_wc(c, &wc)) {
-		good &= wc.status == IBV_WC_SUCCESS;
-		got++;
-	}
-	ok(got == 2 && good && !memcmp(c->buf, c->buf + 4096, MSG),
-	   "and the QP sends itself %d bytes, data compared", MSG);
-out:
-	ibv_destroy_qp(qp);
-}
-
 /* An RC QP of the new post API with @ops, in INIT */
 static struct ibv_qp *rc_new(struct ctx *c, uint64_t ops, int access)
 {
@@ -226,10 +156,15 @@ static struct ibv_qp *rc_new(struct ctx *c, uint64_t ops, int access)
 	return qp;
 }
 
-/* Connect @qp to QP number @dest of this device */
-static void rc_connect(struct ctx *c, struct ibv_qp *qp, uint32_t dest)
+/*
+ * Connect @qp to QP number @dest of this device through a path with
+ * flow label @flow: the error of the move to RTR, 0 once in RTS
+ */
+static int rc_connect(struct ctx *c, struct ibv_qp *qp, uint32_t dest,
+		      uint32_t flow)
 {
 	struct ibv_qp_attr a;
+	int rc;
 
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_RTR;
@@ -237,11 +172,12 @@ static void rc_connect(struct ctx *c, struct ibv_qp *qp, uint32_t dest)
 	a.dest_qp_num = dest;
 	a.max_dest_rd_atomic = 4;
 	a.min_rnr_timer = 1;
-	ah_attr(c, &a.ah_attr, 0);
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-			  IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
-		die("RC RTR");
+	ah_attr(c, &a.ah_attr, flow);
+	rc = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+			   IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+			   IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER);
+	if (rc)
+		return rc;
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_RTS;
 	a.timeout = 14;
@@ -252,6 +188,7 @@ static void rc_connect(struct ctx *c, struct ibv_qp *qp, uint32_t dest)
 			  IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
 			  IBV_QP_MAX_QP_RD_ATOMIC))
 		die("RC RTS");
+	return 0;
 }
 
 /*
@@ -264,8 +201,54 @@ static void rc_pair(struct ctx *c, uint64_t ops, int access,
 {
 	*qa = rc_new(c, ops, access);
 	*qb = rc_new(c, ops, access);
-	rc_connect(c, *qa, (*qb)->qp_num);
-	rc_connect(c, *qb, (*qa)->qp_num);
+	if (rc_connect(c, *qa, (*qb)->qp_num, 0) ||
+	    rc_connect(c, *qb, (*qa)->qp_num, 0))
+		die("RC RTR");
+}
+
+/* Flow label ~0 taken; an RC QP connected to itself moves a message. */
+static void test_flow_label(struct ctx *c)
+{
+	struct ibv_qp *qp = rc_new(c, IBV_QP_EX_WITH_SEND,
+				   IBV_ACCESS_LOCAL_WRITE);
+	struct ibv_sge s = {
+		.addr = (uintptr_t)c->buf, .length = MSG, .lkey = c->mr->lkey,
+	};
+	struct ibv_send_wr wr = {
+		.wr_id = 2, .sg_list = &s, .num_sge = 1,
+		.opcode = IBV_WR_SEND, .send_flags = IBV_SEND_SIGNALED,
+	}, *bad;
+	struct ibv_ah_attr ah;
+	struct ibv_wc wc;
+	struct ibv_ah *h;
+	int i, rc, got = 0, good = 1;
+
+	ah_attr(c, &ah, 0xffffffff);
+	h = ibv_create_ah(c->pd, &ah);
+	ok(h != NULL, "create_ah with flow label 0xffffffff, traffic class 106 (%s)",
+	   h ? "ok" : strerror(errno));
+	if (h)
+		ibv_destroy_ah(h);
+
+	rc = rc_connect(c, qp, qp->qp_num, 0xffffffff);
+	ok(!rc, "modify_qp to RTR with flow label 0xffffffff (%s)",
+	   rc ? strerror(rc) : "ok");
+	if (rc)
+		goto out;
+	for (i = 0; i < MSG; i++) {
+		c->buf[i] = (uint8_t)(i * 7 + 3);
+		c->buf[4096 + i] = 0;
+	}
+	if (post_recv(c, qp, 1, 4096, MSG) || ibv_post_send(qp, &wr, &bad))
+		die("post");
+	while (got < 2 && !wait_wc(c, &wc)) {
+		good &= wc.status == IBV_WC_SUCCESS;
+		got++;
+	}
+	ok(got == 2 && good && !memcmp(c->buf, c->buf + 4096, MSG),
+	   "and the QP sends itself %d bytes, data compared", MSG);
+out:
+	ibv_destroy_qp(qp);
 }
 
 /* Post one ATOMIC WRITE of @v to @addr under @rkey; its completion */

@@ -58,6 +58,7 @@ def headers(src, sport, dst, body):
 
 
 def packet(src, sport, dst, a):
+    """(IPv4 header, UDP header, UDP payload with its ICRC)"""
     payload = b'' if a.op == 'fadd' else bytes([a.fill]) * a.len
     pad = -len(payload) % 4
     bth = struct.pack('>BBHI I', OPS[a.op], pad << 4, a.pkey,
@@ -72,7 +73,7 @@ def packet(src, sport, dst, a):
         reth = struct.pack('>QIQQ', a.va, a.rkey, 1, 0)
     body = bth + reth + payload + b'\0' * pad
     iph, udph = headers(src, sport, dst, body)
-    return body + icrc(iph + udph + body)
+    return iph, udph, body + icrc(iph + udph + body)
 
 
 def main():
@@ -100,9 +101,7 @@ def main():
         s = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_RAW)
         for i in range(a.count):
             a.psn += i > 0
-            body = packet(a.src, ROCE_PORT, a.dst, a)
-            iph, udph = headers(a.src, ROCE_PORT, a.dst, body[:-4])
-            s.sendto(iph + udph + body, (a.dst, 0))
+            s.sendto(b''.join(packet(a.src, ROCE_PORT, a.dst, a)), (a.dst, 0))
         print('sent %d raw as uid %d' % (a.count, os.getuid()))
         return
 
@@ -115,7 +114,7 @@ def main():
     sport = s.getsockname()[1]
     for i in range(a.count):
         a.psn += i > 0
-        s.sendto(packet(a.src, sport, a.dst, a), (a.dst, ROCE_PORT))
+        s.sendto(packet(a.src, sport, a.dst, a)[2], (a.dst, ROCE_PORT))
     print('sent %d as uid %d' % (a.count, os.getuid()))
 
 
