@@ -96,14 +96,16 @@ void sroce_unregister_all(void);
 void sroce_dealloc_driver(struct ib_device *ibdev);
 int sroce_netdev_events_init(void);
 void sroce_netdev_events_exit(void);
-enum ib_port_state sroce_port_state(struct sroce_dev *sdev);
-enum ib_mtu sroce_active_mtu(struct sroce_dev *sdev);
 
 /* sroce_verbs.c */
 void sroce_set_ops(struct sroce_dev *sdev);
 void sroce_init_attr(struct sroce_dev *sdev);
 
-/* sroce_main.c: runs QP work deferred out of atomic context */
+/* sroce_port.c */
+enum ib_port_state sroce_port_state(struct sroce_dev *sdev);
+enum ib_mtu sroce_active_mtu(struct sroce_dev *sdev);
+bool sroce_pkey_ok(u16 pkey);
+/* runs work deferred out of atomic context; allocated at module load */
 extern struct workqueue_struct *sroce_wq;
 
 /* sroce_net.c */

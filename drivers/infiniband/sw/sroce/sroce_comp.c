@@ -16,6 +16,7 @@
 #include "sroce_mr.h"
 #include "sroce_param.h"
 #include "sroce_qp.h"
+#include "sroce_wqe.h"
 
 static void sroce_sq_wc(struct sroce_qp *qp, u32 idx, enum ib_wc_status st)
 {
@@ -24,7 +25,7 @@ static void sroce_sq_wc(struct sroce_qp *qp, u32 idx, enum ib_wc_status st)
 	struct ib_wc wc = {
 		.wr_id = sw->wr_id,
 		.status = st,
-		.opcode = sroce_wc_opcode(sw->opcode),
+		.opcode = sroce_wqe_wc_opcode(sw->opcode),
 		.byte_len = st == IB_WC_SUCCESS ? w->length : 0,
 		.qp = &qp->ibqp,
 		.port_num = SROCE_PORT,
@@ -127,7 +128,7 @@ void sroce_sq_flush(struct sroce_qp *qp)
 		struct ib_wc wc = {
 			.wr_id = READ_ONCE(w->wr.wr_id),
 			.status = IB_WC_WR_FLUSH_ERR,
-			.opcode = sroce_wc_opcode(READ_ONCE(w->wr.opcode)),
+			.opcode = sroce_wqe_wc_opcode(READ_ONCE(w->wr.opcode)),
 			.qp = &qp->ibqp,
 			.port_num = SROCE_PORT,
 		};
@@ -153,11 +154,11 @@ static bool sroce_comp_place(struct sroce_qp *qp, const struct sroce_rxpkt *rx,
 	if (act->awrite)
 		return true;	/* answered: nothing comes back */
 	if (act->atomic)
-		return !sroce_sge_copy(qp, sw->data, sw->num_sge, 0, &orig,
+		return !sroce_wqe_sge_copy(qp, sw->data, sw->num_sge, 0, &orig,
 				       sizeof(orig), SROCE_TO_MR);
 	if (!act->place_len)
 		return true;
-	return !sroce_sge_copy(qp, sw->data, sw->num_sge, act->place_off,
+	return !sroce_wqe_sge_copy(qp, sw->data, sw->num_sge, act->place_off,
 			       (void *)sroce_rx_payload(rx), act->place_len,
 			       SROCE_TO_MR);
 }

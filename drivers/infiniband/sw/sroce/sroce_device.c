@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Device lifetime and port state.
+ * Device lifetime, and port state changes announced (sroce_port.c reads
+ * the state).
  *
  * - "rdma link add NAME type sroce netdev DEV" lands in sroce_newlink(),
  *   which checks the netdev, allocates a struct sroce_dev, binds it to
@@ -45,23 +46,6 @@ static struct sroce_dev *sroce_find_by_netdev(struct net_device *ndev)
 		if (sdev->ndev == ndev)
 			return sdev;
 	return NULL;
-}
-
-enum ib_port_state sroce_port_state(struct sroce_dev *sdev)
-{
-	if (netif_running(sdev->ndev) && netif_carrier_ok(sdev->ndev))
-		return IB_PORT_ACTIVE;
-	return IB_PORT_DOWN;
-}
-
-enum ib_mtu sroce_active_mtu(struct sroce_dev *sdev)
-{
-	int room = (int)READ_ONCE(sdev->ndev->mtu) - SROCE_MAX_HDR_OVERHEAD;
-
-	/* A netdev too small even for 256 B still reports the minimum. */
-	if (room < 512)
-		return IB_MTU_256;
-	return ib_mtu_int_to_enum(room);
 }
 
 static bool sroce_netdev_usable(struct net_device *ndev)

@@ -33,6 +33,7 @@
 #include "sroce_net.h"
 #include "sroce_param.h"
 #include "sroce_qp.h"
+#include "sroce_wqe.h"
 
 static void sroce_ud_cfg(struct sroce_qp *qp, struct sroce_ud_cfg *cfg)
 {
@@ -54,59 +55,6 @@ static void sroce_ud_send_wc(struct sroce_qp *qp, u64 wr_id,
 	};
 
 	sroce_qp_post_cqe(qp, qp->scq, &wc, false);
-}
-
-/*
- * Copy the WQE at the head of the SQ and check it; on success @s and @av
- * describe the datagram and the SGE list or inline bytes are in @data.
- */
-static enum ib_wc_status sroce_ud_fetch(struct sroce_qp *qp,
-					const struct rxe_send_wqe *slot,
-					struct rxe_send_wqe *hdr,
-					struct sroce_ud_send *s,
-					struct sroce_av *av, void *data)
-{
-	enum ib_wc_status st;
-	u64 total;
-	u32 flags;
-
-	memcpy(hdr, slot, SROCE_SWQE_HDR);
-	flags = hdr->wr.send_flags;
-	if (hdr->wr.opcode != IB_WR_SEND &&
-	    hdr->wr.opcode != IB_WR_SEND_WITH_IMM)
-		return IB_WC_LOC_QP_OP_ERR;
-	/* A fence orders nothing on UD, and there is no checksum offload */
-	if (flags & ~(IB_SEND_SIGNALED | IB_SEND_SOLICITED | IB_SEND_INLINE |
-		      IB_SEND_FENCE | IB_SEND_IP_CSUM))
-		return IB_WC_LOC_QP_OP_ERR;
-
-	memset(s, 0, sizeof(*s));
-	s->imm = hdr->wr.opcode == IB_WR_SEND_WITH_IMM;
-	s->imm_data = be32_to_cpu(hdr->wr.ex.imm_data);
-	s->se = flags & IB_SEND_SOLICITED;
-	s->remote_qpn = hdr->wr.wr.ud.remote_qpn;
-	s->remote_qkey = hdr->wr.wr.ud.remote_qkey;
-
-	st = sroce_swqe_copy_data(qp, slot, hdr, data, &total);
-	if (st != IB_WC_SUCCESS)
-		return st;
-	if (total > SROCE_MAX_PAYLOAD)
-		return IB_WC_LOC_LEN_ERR;
-	s->length = total;
-	/* GSI sends name a P_Key index: ours has one entry */
-	if (hdr->wr.wr.ud.pkey_index >= SROCE_PORT_PKEY_TBL_LEN)
-		return IB_WC_LOC_QP_OP_ERR;
-	/*
-	 * A user WQE names its AH by number; a kernel WQE (in kernel
-	 * memory) carries the address vector, copied at post time.
-	 */
-	if (!qp->user)
-		memcpy(av, &hdr->wr.wr.ud.av, sizeof(*av));
-	else if (!sroce_ah_get_av(qp->sdev, qp->ibqp.pd,
-				  hdr->wr.wr.ud.ah_num, av))
-		return IB_WC_LOC_QP_OP_ERR;
-	av->sport = sroce_flow_sport(qp->ibqp.qp_num, s->remote_qpn);
-	return IB_WC_SUCCESS;
 }
 
 /* Build the datagram; an ib_wc_status, IB_WC_SUCCESS if queued on @out. */
@@ -134,7 +82,7 @@ static enum ib_wc_status sroce_ud_build(struct sroce_qp *qp,
 	if (s->length) {
 		if (hdr->wr.send_flags & IB_SEND_INLINE) {
 			memcpy(payload, data, s->length);
-		} else if (sroce_sge_copy(qp, data, hdr->dma.num_sge, 0,
+		} else if (sroce_wqe_sge_copy(qp, data, hdr->dma.num_sge, 0,
 					  payload, s->length, SROCE_FROM_MR)) {
 			kfree_skb(skb);
 			return IB_WC_LOC_PROT_ERR;
@@ -165,7 +113,7 @@ bool sroce_ud_send_run(struct sroce_qp *qp, struct sk_buff_head *out,
 
 		if (!slot)
 			return false;
-		st = sroce_ud_fetch(qp, slot, &hdr, &s, &av, data);
+		st = sroce_wqe_fetch_ud(qp, slot, &hdr, &s, &av, data);
 		if (st == IB_WC_SUCCESS)
 			st = sroce_ud_build(qp, &hdr, &s, &av, data, out);
 		sroce_queue_pop(&qp->sq);
@@ -267,7 +215,7 @@ void sroce_ud_rcv(struct sroce_qp *qp, struct sk_buff *skb,
 		sroce_count(sdev, SROCE_CNT_UD_DROP_OPCODE);
 		return;
 	}
-	switch (sroce_recv_take(qp, SROCE_GRH_LEN + rx->p.payload_len)) {
+	switch (sroce_wqe_take_recv(qp, SROCE_GRH_LEN + rx->p.payload_len)) {
 	case SROCE_RECV_NONE:
 		sroce_count(sdev, SROCE_CNT_UD_DROP_NO_RECV);
 		return;
@@ -285,11 +233,12 @@ void sroce_ud_rcv(struct sroce_qp *qp, struct sk_buff *skb,
 		wc.status = IB_WC_LOC_LEN_ERR;
 	} else {
 		sroce_ud_grh(skb, grh);
-		if (sroce_sge_copy(qp, qp->rwqe->sge, qp->rwqe->num_sge, 0,
-				   grh, SROCE_GRH_LEN, SROCE_TO_MR) ||
-		    sroce_sge_copy(qp, qp->rwqe->sge, qp->rwqe->num_sge,
-				   SROCE_GRH_LEN, (void *)sroce_rx_payload(rx),
-				   rx->p.payload_len, SROCE_TO_MR))
+		if (sroce_wqe_sge_copy(qp, qp->rwqe->sge, qp->rwqe->num_sge, 0,
+				       grh, SROCE_GRH_LEN, SROCE_TO_MR) ||
+		    sroce_wqe_sge_copy(qp, qp->rwqe->sge, qp->rwqe->num_sge,
+				       SROCE_GRH_LEN,
+				       (void *)sroce_rx_payload(rx),
+				       rx->p.payload_len, SROCE_TO_MR))
 			wc.status = IB_WC_LOC_PROT_ERR;
 	}
 	if (wc.status != IB_WC_SUCCESS) {

@@ -52,8 +52,6 @@ static_assert(SROCE_UD_SEND_ONLY_IMM ==
 	      IB_OPCODE_UD_SEND_ONLY_WITH_IMMEDIATE);
 static_assert(SROCE_CNP_OPCODE == (IB_OPCODE_CNP | 0x01));
 
-struct workqueue_struct *sroce_wq;
-
 static struct rdma_link_ops sroce_link_ops = {
 	.type = SROCE_LINK_TYPE,
 	.newlink = sroce_newlink,

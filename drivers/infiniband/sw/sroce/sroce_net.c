@@ -479,17 +479,6 @@ static void sroce_rx_drop_local(struct sk_buff *skb)
 }
 
 /*
- * Does the port's only P_Key (0xffff) accept @pkey? IBTA: the low 15 bits
- * match and at least one of the two keys is a full member, so 0xffff
- * and 0x7fff.
- */
-bool sroce_pkey_ok(u16 pkey)
-{
-	return (pkey & 0x7fff) == (SROCE_DEFAULT_PKEY & 0x7fff) &&
-	       ((pkey | SROCE_DEFAULT_PKEY) & 0x8000);
-}
-
-/*
  * A connected RC QP takes packets only from its peer: IP source and
  * destination are the path's, reversed, and the P_Key is ours. Without
  * this, anyone who can send a UDP datagram to port 4791 could inject

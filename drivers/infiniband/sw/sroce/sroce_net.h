@@ -68,7 +68,6 @@ int sroce_tx_ctx_create(struct sroce_qp *qp);
 void sroce_tx_ctx_detach(struct sroce_qp *qp);
 void sroce_tx_ctx_put(struct sroce_tx_ctx *ctx);
 void sroce_tx_ctx_wait_all(void);
-bool sroce_pkey_ok(u16 pkey);
 
 struct sk_buff *sroce_pkt_new(struct sroce_qp *qp, struct sroce_hdrs *h,
 			      u32 payload_len, u8 **payload);

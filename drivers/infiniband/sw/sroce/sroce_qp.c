@@ -25,6 +25,7 @@
 #include "sroce_net.h"
 #include "sroce_param.h"
 #include "sroce_qp.h"
+#include "sroce_wqe.h"
 
 struct sroce_qp *sroce_qp_get(struct sroce_dev *sdev, u32 qpn)
 {

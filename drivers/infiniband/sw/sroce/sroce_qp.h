@@ -38,10 +38,6 @@
 struct sroce_dev;
 struct sroce_cq;
 
-/* Bytes of the provider's send and receive WQEs before their SGE lists. */
-#define SROCE_SWQE_HDR		offsetof(struct rxe_send_wqe, dma.sge)
-#define SROCE_RWQE_HDR		offsetof(struct rxe_recv_wqe, dma.sge)
-
 /*
  * The glue's half of a send WQE, copied and validated once: what the
  * engine does not need (struct sroce_wqe holds the rest).
@@ -165,9 +161,6 @@ int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		    const struct ib_send_wr **bad_wr);
 int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		    const struct ib_recv_wr **bad_wr);
-int sroce_post_recv_ring(struct sroce_queue *q, u32 max_sge,
-			 const struct ib_recv_wr *wr,
-			 const struct ib_recv_wr **bad_wr);
 
 /* States in which what is posted to the SQ completes flushed */
 static inline bool sroce_sq_flushes(enum ib_qp_state state)
@@ -201,13 +194,6 @@ bool sroce_resp_read_run(struct sroce_qp *qp, struct sk_buff_head *out,
 void sroce_rq_flush(struct sroce_qp *qp);
 void sroce_qp_error(struct sroce_qp *qp);
 void sroce_qp_flush(struct sroce_qp *qp);
-enum ib_wc_opcode sroce_wc_opcode(u32 wr_opcode);
-enum ib_wc_status sroce_swqe_copy_data(struct sroce_qp *qp,
-				       const struct rxe_send_wqe *slot,
-				       const struct rxe_send_wqe *hdr,
-				       void *data, u64 *length);
-int sroce_sge_copy(struct sroce_qp *qp, const struct rxe_sge *sge, u32 nsge,
-		   u32 off, void *buf, u32 len, enum sroce_copy_dir dir);
 
 /* UD and GSI QPs (sroce_dgram.c). */
 /* IB_WR_* of an atomic (compare-and-swap, fetch-and-add) */

@@ -19,6 +19,7 @@
 #include "sroce_net.h"
 #include "sroce_param.h"
 #include "sroce_qp.h"
+#include "sroce_wqe.h"
 
 static void sroce_resp_ack(struct sroce_qp *qp, struct sk_buff_head *out,
 			   const struct sroce_tx_ack *ack)
@@ -45,7 +46,7 @@ static int sroce_resp_take_rwqe(void *ctx, u32 *len)
 {
 	struct sroce_qp *qp = ctx;
 
-	if (sroce_recv_take(qp, 0) != SROCE_RECV_TAKEN)
+	if (sroce_wqe_take_recv(qp, 0) != SROCE_RECV_TAKEN)
 		return -EAGAIN;
 	*len = qp->rwqe->length;
 	return 0;
@@ -123,7 +124,7 @@ static bool sroce_resp_place(struct sroce_qp *qp, const struct sroce_rxpkt *rx,
 	switch (act->place) {
 	case SROCE_PLACE_RWQE:
 		if (!act->len ||
-		    !sroce_sge_copy(qp, qp->rwqe->sge, qp->rwqe->num_sge,
+		    !sroce_wqe_sge_copy(qp, qp->rwqe->sge, qp->rwqe->num_sge,
 				    act->off, (void *)sroce_rx_payload(rx),
 				    act->len, SROCE_TO_MR))
 			return true;

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Shared receive queues: create, modify (limit, resize), query, destroy,
- * kernel posting; and sroce_recv_take(), where the responders take a
- * receive WQE from a QP's own RQ or from its SRQ.
+ * Shared receive queues: create, modify (limit, resize), query, destroy.
+ * (Kernel callers post in sroce_post.c; the responders take a receive
+ * WQE from a QP's own RQ or its SRQ with sroce_wqe_take_recv().)
  *
  * An SRQ is a ring in the rxe provider's layout, like an RQ: userspace
  * produces, the kernel consumes under srq->lock (taken inside the QP
@@ -21,6 +21,7 @@
 #include "sroce_param.h"
 #include "sroce_qp.h"
 #include "sroce_srq.h"
+#include "sroce_wqe.h"
 
 static u32 sroce_srq_elem_size(u32 max_sge)
 {
@@ -184,110 +185,4 @@ int sroce_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 	sroce_queue_destroy(&to_ssrq(ibsrq)->q);
 	atomic_dec(&to_sdev(ibsrq->device)->nsrq);
 	return 0;
-}
-
-/* Kernel SRQs: user SRQs are posted in the ring. Any context. */
-int sroce_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
-			const struct ib_recv_wr **bad_wr)
-{
-	struct sroce_srq *srq = to_ssrq(ibsrq);
-	unsigned long flags;
-	int err;
-
-	if (srq->user) {
-		*bad_wr = wr;
-		return -EINVAL;
-	}
-	spin_lock_irqsave(&srq->lock, flags);
-	err = sroce_post_recv_ring(&srq->q, srq->max_sge, wr, bad_wr);
-	spin_unlock_irqrestore(&srq->lock, flags);
-	return err;
-}
-
-/*
- * Copy the WQE at @slot into qp->rwqe: its SGE list, checked. False if
- * it has more SGEs than allowed: it then holds nothing, and any payload
- * completes it in error.
- */
-static bool sroce_recv_copy(struct sroce_qp *qp,
-			    const struct rxe_recv_wqe *slot, u32 max_sge)
-{
-	struct rxe_recv_wqe hdr;
-	u64 total = 0;
-	u32 i;
-
-	memcpy(&hdr, slot, SROCE_RWQE_HDR);
-	qp->rwqe->wr_id = hdr.wr_id;
-	qp->rwqe->num_sge = hdr.dma.num_sge;
-	if (qp->rwqe->num_sge > max_sge) {
-		qp->rwqe->num_sge = 0;
-		qp->rwqe->length = 0;
-		qp->rwqe_valid = true;
-		return false;
-	}
-	memcpy(qp->rwqe->sge, slot->dma.sge,
-	       qp->rwqe->num_sge * sizeof(struct rxe_sge));
-	for (i = 0; i < qp->rwqe->num_sge; i++)
-		total += qp->rwqe->sge[i].length;
-	qp->rwqe->length = min_t(u64, total, SROCE_PORT_MAX_MSG_SZ);
-	qp->rwqe_valid = true;
-	return true;
-}
-
-/*
- * A well-formed WQE too small for a datagram of @need bytes is left
- * posted, and the datagram dropped (IBTA class D): otherwise anyone could
- * empty a GSI QP's receive queue with datagrams bigger than a MAD, and
- * the MAD layer does not repost a receive that failed.
- */
-static bool sroce_recv_short(struct sroce_qp *qp, bool wellformed, u32 need)
-{
-	if (!wellformed || qp->rwqe->length >= need)
-		return false;
-	qp->rwqe_valid = false;
-	return true;
-}
-
-/*
- * Take the next receive WQE for @qp, from its SRQ if it has one, into
- * qp->rwqe, if it holds @need bytes (see sroce_recv_short(); RC passes
- * 0: its messages span WQE checks of their own). qp->lock held.
- */
-enum sroce_recv sroce_recv_take(struct sroce_qp *qp, u32 need)
-{
-	struct sroce_srq *srq = qp->srq;
-	const struct rxe_recv_wqe *slot;
-	bool wellformed;
-	u32 left;
-
-	if (!srq) {
-		slot = sroce_queue_head(&qp->rq);
-		if (!slot)
-			return SROCE_RECV_NONE;
-		wellformed = sroce_recv_copy(qp, slot, qp->rq_max_sge);
-		if (sroce_recv_short(qp, wellformed, need))
-			return SROCE_RECV_SHORT;
-		sroce_queue_pop(&qp->rq);
-		return SROCE_RECV_TAKEN;
-	}
-
-	spin_lock(&srq->lock);
-	slot = sroce_queue_head(&srq->q);
-	if (!slot) {
-		spin_unlock(&srq->lock);
-		return SROCE_RECV_NONE;
-	}
-	wellformed = sroce_recv_copy(qp, slot, srq->max_sge);
-	if (sroce_recv_short(qp, wellformed, need)) {
-		spin_unlock(&srq->lock);
-		return SROCE_RECV_SHORT;
-	}
-	sroce_queue_pop(&srq->q);
-	left = sroce_queue_count(&srq->q);
-	if (srq->limit && left < srq->limit) {
-		srq->limit = 0;		/* one event per arming */
-		qp->notify |= SROCE_NOTIFY_SRQ_LIMIT;
-	}
-	spin_unlock(&srq->lock);
-	return SROCE_RECV_TAKEN;
 }

@@ -38,12 +38,4 @@ int sroce_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata);
 int sroce_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 			const struct ib_recv_wr **bad_wr);
 
-enum sroce_recv {
-	SROCE_RECV_NONE,	/* nothing posted */
-	SROCE_RECV_SHORT,	/* the next WQE is too small: left posted */
-	SROCE_RECV_TAKEN,	/* in qp->rwqe */
-};
-
-enum sroce_recv sroce_recv_take(struct sroce_qp *qp, u32 need);
-
 #endif /* SROCE_SRQ_H */
