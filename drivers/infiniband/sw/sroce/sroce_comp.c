@@ -13,6 +13,7 @@
 #include "sroce/rc_engine.h"
 #include "sroce.h"
 #include "sroce_cq.h"
+#include "sroce_engine.h"
 #include "sroce_mr.h"
 #include "sroce_param.h"
 #include "sroce_qp.h"
@@ -42,10 +43,10 @@ static void sroce_sq_release(struct sroce_qp *qp)
 
 /*
  * Carry out a send-side action; @comp_before is the engine's comp before
- * the event. qp->lock held.
+ * the event. SROCE_RUN_FATAL if the QP must fail, else 0. qp->lock held.
  */
-void sroce_sq_apply(struct sroce_qp *qp, u32 comp_before,
-		    const struct sroce_sq_act *act)
+unsigned int sroce_sq_apply(struct sroce_qp *qp, u32 comp_before,
+			    const struct sroce_sq_act *act)
 {
 	struct sroce_sq_eng *e = &qp->sq_eng;
 	u32 i;
@@ -66,16 +67,14 @@ void sroce_sq_apply(struct sroce_qp *qp, u32 comp_before,
 				     e->state == SROCE_SQ_DRAIN) &&
 		     !sroce_sq_check(e))) {
 		sroce_sq_fail(e, e->comp, IB_WC_LOC_QP_OP_ERR);
-		sroce_qp_error(qp);
-		return;
+		return SROCE_RUN_FATAL;
 	}
 	if (act->error) {
 		if (e->err_set && e->err_status != IB_WC_WR_FLUSH_ERR)
 			pr_warn_ratelimited("%s: QP %u: work request failed with status %d\n",
 					    dev_name(&qp->sdev->ibdev.dev),
 					    qp->ibqp.qp_num, e->err_status);
-		sroce_qp_error(qp);
-		return;
+		return SROCE_RUN_FATAL;
 	}
 	switch (act->timer) {
 	case SROCE_TIMER_ARM:
@@ -98,6 +97,7 @@ void sroce_sq_apply(struct sroce_qp *qp, u32 comp_before,
 	default:
 		break;
 	}
+	return 0;
 }
 
 /*
@@ -164,28 +164,30 @@ static bool sroce_comp_place(struct sroce_qp *qp, const struct sroce_rxpkt *rx,
 }
 
 /*
- * An ACK, NAK, READ response or ATOMIC ACK for this QP. Returns true if the requester
- * may have packets to send. qp->lock held.
+ * An ACK, NAK, READ response or ATOMIC ACK for this QP. SROCE_RUN_AGAIN
+ * if the requester may have packets to send; SROCE_RUN_FATAL if the QP
+ * must fail. qp->lock held.
  */
-bool sroce_comp_rcv(struct sroce_qp *qp, const struct sroce_rxpkt *rx)
+unsigned int sroce_comp_rcv(struct sroce_qp *qp, const struct sroce_rxpkt *rx)
 {
 	struct sroce_sq_eng *e = &qp->sq_eng;
 	struct sroce_sq_act act, placed;
 	u32 comp = e->comp;
 	bool kick = false;
+	unsigned int res;
 
 	sroce_comp_rx(e, &rx->p, &act);
 	if (act.place) {
-		sroce_sq_apply(qp, comp, &act);
-		/* failed (a broken invariant too): its buffers are flushed */
+		res = sroce_sq_apply(qp, comp, &act);
+		/* failed (a broken invariant too): placed nowhere */
 		if (act.error || e->state == SROCE_SQ_ERROR)
-			return false;
+			return res;
 		kick = act.kick;
 		comp = e->comp;
 		sroce_comp_placed(e, &act, sroce_comp_place(qp, rx, &act),
 				  &placed);
 		act = placed;
 	}
-	sroce_sq_apply(qp, comp, &act);
-	return kick || act.kick;
+	res = sroce_sq_apply(qp, comp, &act);
+	return res | (kick || act.kick ? SROCE_RUN_AGAIN : 0);
 }

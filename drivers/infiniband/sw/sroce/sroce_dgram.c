@@ -30,6 +30,7 @@
 #include "sroce/ud.h"
 #include "sroce.h"
 #include "sroce_cq.h"
+#include "sroce_engine.h"
 #include "sroce_net.h"
 #include "sroce_param.h"
 #include "sroce_qp.h"
@@ -94,16 +95,16 @@ static enum ib_wc_status sroce_ud_build(struct sroce_qp *qp,
 }
 
 /*
- * Send up to @budget datagrams from the SQ. Returns true if it stopped
- * on the budget with more posted. qp->lock held.
+ * Send up to @budget datagrams from the SQ. SROCE_RUN_AGAIN if it
+ * stopped on the budget with more posted. qp->lock held.
  */
-bool sroce_ud_send_run(struct sroce_qp *qp, struct sk_buff_head *out,
-		       int budget)
+unsigned int sroce_ud_send_run(struct sroce_qp *qp, struct sk_buff_head *out,
+			      int budget)
 {
 	void *data = qp->swqe_data;	/* scratch: one WQE at a time */
 
 	if (qp->state != IB_QPS_RTS)
-		return false;
+		return 0;
 	while (budget-- > 0) {
 		const struct rxe_send_wqe *slot = sroce_queue_head(&qp->sq);
 		struct rxe_send_wqe hdr;
@@ -112,7 +113,7 @@ bool sroce_ud_send_run(struct sroce_qp *qp, struct sk_buff_head *out,
 		struct sroce_av av;
 
 		if (!slot)
-			return false;
+			return 0;
 		st = sroce_wqe_fetch_ud(qp, slot, &hdr, &s, &av, data);
 		if (st == IB_WC_SUCCESS)
 			st = sroce_ud_build(qp, &hdr, &s, &av, data, out);
@@ -130,12 +131,12 @@ bool sroce_ud_send_run(struct sroce_qp *qp, struct sk_buff_head *out,
 			 */
 			WRITE_ONCE(qp->state, IB_QPS_SQE);
 			sroce_ud_sq_flush(qp);
-			return false;
+			return 0;
 		}
 		if (qp->sig_all || (hdr.wr.send_flags & IB_SEND_SIGNALED))
 			sroce_ud_send_wc(qp, hdr.wr.wr_id, IB_WC_SUCCESS);
 	}
-	return sroce_queue_count(&qp->sq) != 0;
+	return sroce_queue_count(&qp->sq) ? SROCE_RUN_AGAIN : 0;
 }
 
 /* The error state: every posted send WQE completes flushed. */

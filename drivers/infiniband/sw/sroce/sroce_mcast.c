@@ -35,10 +35,12 @@
 
 #include "sroce.h"
 #include "sroce_counters.h"
+#include "sroce_engine.h"
 #include "sroce_mcast.h"
 #include "sroce_net.h"
 #include "sroce_param.h"
 #include "sroce_qp.h"
+#include "sroce_sched.h"
 
 /*
  * Groups are hashed by GID with a per-device random seed, so that the

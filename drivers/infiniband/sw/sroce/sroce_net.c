@@ -37,9 +37,11 @@
 #include "sroce/icrc.h"
 #include "sroce/opcode.h"
 #include "sroce.h"
+#include "sroce_engine.h"
 #include "sroce_mcast.h"
 #include "sroce_net.h"
 #include "sroce_qp.h"
+#include "sroce_sched.h"
 
 static struct socket *sroce_sock4;
 static struct socket *sroce_sock6;
@@ -591,8 +593,8 @@ static void sroce_rcv(struct sk_buff *skb, struct ib_device *ibdev)
 	struct sroce_rxpkt rx;
 	struct sroce_qp *qp;
 	unsigned long flags;
+	unsigned int res;
 	const u8 *ip;
-	bool kick;
 	u32 len;
 
 	if (!sroce_owns(ibdev))
@@ -643,12 +645,14 @@ static void sroce_rcv(struct sk_buff *skb, struct ib_device *ibdev)
 		goto put_qp;
 	}
 	if (rx.p.info->mask & SROCE_MASK_REQ)
-		kick = sroce_resp_rcv(qp, &rx, &out);	/* READ responses */
+		res = sroce_resp_rcv(qp, &rx, &out);	/* READ responses */
 	else
-		kick = sroce_comp_rcv(qp, &rx);	/* requester may go on */
+		res = sroce_comp_rcv(qp, &rx);	/* requester may go on */
+	if (res & SROCE_RUN_FATAL)
+		sroce_qp_fail(qp);
 	sroce_qp_unlock(qp, flags);
 	sroce_xmit(qp, &out, false);
-	if (kick)
+	if (res & SROCE_RUN_AGAIN)
 		sroce_qp_kick(qp);
 put_qp:
 	sroce_qp_put(qp);

@@ -69,6 +69,17 @@ void sroce_tx_ctx_detach(struct sroce_qp *qp);
 void sroce_tx_ctx_put(struct sroce_tx_ctx *ctx);
 void sroce_tx_ctx_wait_all(void);
 
+/* A received packet: parsed headers and where its BTH starts. */
+struct sroce_rxpkt {
+	struct sroce_pkt	p;
+	const u8		*bth;
+};
+
+static inline const u8 *sroce_rx_payload(const struct sroce_rxpkt *rx)
+{
+	return rx->bth + rx->p.payload_off;
+}
+
 struct sk_buff *sroce_pkt_new(struct sroce_qp *qp, struct sroce_hdrs *h,
 			      u32 payload_len, u8 **payload);
 void sroce_pkt_seal(const struct sroce_av *av, struct sk_buff *skb);

@@ -10,9 +10,12 @@
 
 #include "sroce.h"
 #include "sroce_cq.h"
+#include "sroce_engine.h"
 #include "sroce_param.h"
 #include "sroce_qp.h"
+#include "sroce_sched.h"
 #include "sroce_srq.h"
+#include "sroce_verbs.h"
 #include "sroce_wqe.h"
 
 int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Queue pairs: the object, its state machine, and the per-QP state of the
- * three packet engines.
+ * Queue pairs: the object, and the per-QP state of the packet engines.
+ * The engine glue's calls are in sroce_engine.h, the scheduler's in
+ * sroce_sched.h, the QP verbs in sroce_verbs.h.
  *
  * Execution model (Documentation/design.rst has the full picture):
  * - qp->lock (irqsave) guards all engine state below it. Engines run
@@ -142,25 +143,11 @@ static inline struct sroce_qp *to_sqp(struct ib_qp *ibqp)
 #define SROCE_NOTIFY_SRQ_LIMIT	BIT(3)
 #define SROCE_NOTIFY_LAST_WQE	BIT(4)
 
+/* sroce_qp.c */
 void sroce_qp_post_cqe(struct sroce_qp *qp, struct sroce_cq *cq,
 		       const struct ib_wc *wc, bool solicited);
-void sroce_qp_unlock(struct sroce_qp *qp, unsigned long flags)
-	__releases(&qp->lock);
-
 struct sroce_qp *sroce_qp_get(struct sroce_dev *sdev, u32 qpn);
 void sroce_qp_put(struct sroce_qp *qp);
-
-int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
-		    struct ib_udata *udata);
-int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
-		    struct ib_udata *udata);
-int sroce_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
-		   struct ib_qp_init_attr *init);
-int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
-int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
-		    const struct ib_send_wr **bad_wr);
-int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
-		    const struct ib_recv_wr **bad_wr);
 
 /* States in which what is posted to the SQ completes flushed */
 static inline bool sroce_sq_flushes(enum ib_qp_state state)
@@ -168,34 +155,6 @@ static inline bool sroce_sq_flushes(enum ib_qp_state state)
 	return state == IB_QPS_ERR || state == IB_QPS_SQE;
 }
 
-/* A received packet: parsed headers and where its BTH starts. */
-struct sroce_rxpkt {
-	struct sroce_pkt	p;
-	const u8		*bth;
-};
-
-static inline const u8 *sroce_rx_payload(const struct sroce_rxpkt *rx)
-{
-	return rx->bth + rx->p.payload_off;
-}
-
-/* Glue of the engines (sroce_req.c, sroce_comp.c, sroce_resp.c). */
-bool sroce_req_run(struct sroce_qp *qp, struct sk_buff_head *out, int budget);
-bool sroce_comp_rcv(struct sroce_qp *qp, const struct sroce_rxpkt *rx);
-void sroce_sq_apply(struct sroce_qp *qp, u32 comp_before,
-		    const struct sroce_sq_act *act);
-void sroce_sq_flush(struct sroce_qp *qp);
-void sroce_retrans_timer(struct timer_list *t);
-void sroce_rnr_timer(struct timer_list *t);
-bool sroce_resp_rcv(struct sroce_qp *qp, const struct sroce_rxpkt *rx,
-		    struct sk_buff_head *out);
-bool sroce_resp_read_run(struct sroce_qp *qp, struct sk_buff_head *out,
-			 int budget);
-void sroce_rq_flush(struct sroce_qp *qp);
-void sroce_qp_error(struct sroce_qp *qp);
-void sroce_qp_flush(struct sroce_qp *qp);
-
-/* UD and GSI QPs (sroce_dgram.c). */
 /* IB_WR_* of an atomic (compare-and-swap, fetch-and-add) */
 static inline bool sroce_wr_atomic(u32 opcode)
 {
@@ -207,15 +166,5 @@ static inline bool sroce_qp_is_ud(const struct sroce_qp *qp)
 {
 	return qp->ibqp.qp_type == IB_QPT_UD || qp->ibqp.qp_type == IB_QPT_GSI;
 }
-
-bool sroce_ud_send_run(struct sroce_qp *qp, struct sk_buff_head *out,
-		       int budget);
-void sroce_ud_sq_flush(struct sroce_qp *qp);
-void sroce_ud_rcv(struct sroce_qp *qp, struct sk_buff *skb,
-		  const struct sroce_rxpkt *rx);
-
-/* Run the requester now if this context may send, else later. */
-void sroce_qp_kick(struct sroce_qp *qp);
-void sroce_qp_work(struct work_struct *work);
 
 #endif /* SROCE_QP_H */

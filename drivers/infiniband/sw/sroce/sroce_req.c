@@ -17,6 +17,7 @@
 #include "sroce/rc_engine.h"
 #include "sroce.h"
 #include "sroce_cq.h"
+#include "sroce_engine.h"
 #include "sroce_mr.h"
 #include "sroce_mw.h"
 #include "sroce_net.h"
@@ -28,7 +29,7 @@
  * Take the next posted WQE into the engine. False when none is posted.
  * A WQE that fails validation is taken too, and fails the QP.
  */
-static bool sroce_req_take(struct sroce_qp *qp)
+static bool sroce_req_take(struct sroce_qp *qp, unsigned int *res)
 {
 	struct sroce_sq_eng *e = &qp->sq_eng;
 	u32 mask = qp->sq.index_mask;
@@ -57,7 +58,7 @@ static bool sroce_req_take(struct sroce_qp *qp)
 		struct sroce_sq_act act = { .error = true };
 
 		sroce_sq_fail(e, idx, st);
-		sroce_sq_apply(qp, e->comp, &act);
+		*res = sroce_sq_apply(qp, e->comp, &act);
 		return false;
 	}
 	return true;
@@ -150,14 +151,16 @@ static u8 sroce_req_local(struct sroce_qp *qp, u32 idx)
 }
 
 /*
- * Send up to @budget packets. Returns true if it stopped on the budget
- * with more to send (the caller reschedules), false when idle or blocked
- * (window, RNR wait, error): an ACK or a timer restarts it then.
- * qp->lock held.
+ * Send up to @budget packets. SROCE_RUN_AGAIN if it stopped on the
+ * budget with more to send (the caller reschedules), 0 when idle or
+ * blocked (window, RNR wait): an ACK or a timer restarts it then;
+ * SROCE_RUN_FATAL if a WQE failed the QP. qp->lock held.
  */
-bool sroce_req_run(struct sroce_qp *qp, struct sk_buff_head *out, int budget)
+unsigned int sroce_req_run(struct sroce_qp *qp, struct sk_buff_head *out,
+			   int budget)
 {
 	struct sroce_sq_eng *e = &qp->sq_eng;
+	unsigned int res;
 
 	while (budget > 0) {
 		struct sroce_sq_act act;
@@ -166,17 +169,18 @@ bool sroce_req_run(struct sroce_qp *qp, struct sk_buff_head *out, int budget)
 
 		switch (sroce_req_next(e, &tx, &act)) {
 		case SROCE_REQ_IDLE:
-			return false;
+			return 0;
 		case SROCE_REQ_FETCH:
-			if (!sroce_req_take(qp))
-				return false;
+			res = 0;
+			if (!sroce_req_take(qp, &res))
+				return res;
 			continue;
 		case SROCE_REQ_LOCAL:
 			sroce_sq_local_done(e, tx.idx, sroce_req_local(qp, tx.idx),
 					    &act);
-			sroce_sq_apply(qp, comp, &act);
-			if (act.error)
-				return false;
+			res = sroce_sq_apply(qp, comp, &act);
+			if (act.error || res)
+				return res;
 			budget--;
 			continue;
 		case SROCE_REQ_SEND:
@@ -187,9 +191,9 @@ bool sroce_req_run(struct sroce_qp *qp, struct sk_buff_head *out, int budget)
 			sroce_sq_fail(e, tx.idx, IB_WC_LOC_PROT_ERR);
 			act.error = true;
 		}
-		sroce_sq_apply(qp, comp, &act);
-		if (act.error)
-			return false;
+		res = sroce_sq_apply(qp, comp, &act);
+		if (act.error || res)
+			return res;
 	}
-	return true;
+	return SROCE_RUN_AGAIN;
 }

@@ -14,6 +14,7 @@
 #include "sroce/rc_engine.h"
 #include "sroce.h"
 #include "sroce_cq.h"
+#include "sroce_engine.h"
 #include "sroce_mr.h"
 #include "sroce_mw.h"
 #include "sroce_net.h"
@@ -197,11 +198,12 @@ static void sroce_resp_wc(struct sroce_qp *qp, const struct sroce_rxpkt *rx,
 }
 
 /*
- * A request packet for this QP. Returns true if READ responses or ATOMIC
- * ACKs are waiting to be sent. qp->lock held.
+ * A request packet for this QP. SROCE_RUN_AGAIN if READ responses or
+ * ATOMIC ACKs are waiting to be sent; SROCE_RUN_FATAL if the QP must
+ * fail. qp->lock held.
  */
-bool sroce_resp_rcv(struct sroce_qp *qp, const struct sroce_rxpkt *rx,
-		    struct sk_buff_head *out)
+unsigned int sroce_resp_rcv(struct sroce_qp *qp, const struct sroce_rxpkt *rx,
+			    struct sk_buff_head *out)
 {
 	const struct sroce_rq_env env = {
 		.ctx = qp,
@@ -222,8 +224,7 @@ bool sroce_resp_rcv(struct sroce_qp *qp, const struct sroce_rxpkt *rx,
 		sroce_count_events(qp->sdev, act.events);
 	if (unlikely(!act.error && !sroce_rq_check(&qp->rq_eng))) {
 		/* a broken engine invariant (it warned once) fails the QP */
-		sroce_qp_error(qp);
-		return false;
+		return SROCE_RUN_FATAL;
 	}
 	if (act.error) {
 		if (act.ack)
@@ -236,9 +237,9 @@ bool sroce_resp_rcv(struct sroce_qp *qp, const struct sroce_rxpkt *rx,
 					    dev_name(&qp->sdev->ibdev.dev),
 					    qp->ibqp.qp_num,
 					    rx->p.hdr.bth.psn);
-		sroce_qp_error(qp);
+		return SROCE_RUN_FATAL | (act.kick ? SROCE_RUN_AGAIN : 0);
 	}
-	return act.kick;
+	return act.kick ? SROCE_RUN_AGAIN : 0;
 }
 
 /* A READ response (payload from the MR) or an ATOMIC ACK, from @rsp */
@@ -278,11 +279,11 @@ static int sroce_resp_read_build(struct sroce_qp *qp,
 
 /*
  * Send pending READ responses and ATOMIC ACKs, up to @budget packets,
- * then an ACK held back behind them. Returns true if some remain.
- * qp->lock held.
+ * then an ACK held back behind them. SROCE_RUN_AGAIN if some remain;
+ * SROCE_RUN_FATAL if the QP must fail. qp->lock held.
  */
-bool sroce_resp_read_run(struct sroce_qp *qp, struct sk_buff_head *out,
-			 int budget)
+unsigned int sroce_resp_read_run(struct sroce_qp *qp, struct sk_buff_head *out,
+				 int budget)
 {
 	struct sroce_rq_eng *e = &qp->rq_eng;
 	struct sroce_tx_rsp rsp;
@@ -299,10 +300,10 @@ bool sroce_resp_read_run(struct sroce_qp *qp, struct sk_buff_head *out,
 		sroce_rq_read_failed(e, rsp.psn, &nak);
 		sroce_count(qp->sdev, SROCE_CNT_FATAL_NAKS_SENT);
 		sroce_resp_ack(qp, out, &nak);
-		sroce_qp_error(qp);
-		return false;
+		return SROCE_RUN_FATAL;
 	}
-	return e->state == SROCE_RQ_ACTIVE && (e->cur >= 0 || e->ack_owed);
+	return e->state == SROCE_RQ_ACTIVE && (e->cur >= 0 || e->ack_owed) ?
+	       SROCE_RUN_AGAIN : 0;
 }
 
 /* The error state: the held receive WQE and the RQ complete flushed. */

@@ -3,29 +3,50 @@
  * Scheduling: where the engines run. The requester and READ responses run
  * in the caller's context when it may send (sroce_qp_kick()), else on
  * the workqueue; the retransmit and RNR timers hand their events to the
- * engine; completion handlers and QP events run once qp->lock is
- * dropped (sroce_qp_unlock()), since a handler may post to the same QP.
+ * engine; a fatal event the engine glue reports (SROCE_RUN_FATAL) moves
+ * the QP to the error state here, with its flush (sroce_qp_fail());
+ * completion handlers and QP events run once qp->lock is dropped
+ * (sroce_qp_unlock()).
+ *
  * Calls run one way: entry points (verbs, posting, receive) -> here ->
- * engine glue (sroce_req.c, sroce_comp.c, sroce_resp.c) -> the core; the
- * one call back is a fatal event in the glue moving the QP to the error
- * state (sroce_qp_error()), whose flush the glue carries out.
+ * engine glue (sroce_req.c, sroce_comp.c, sroce_resp.c, sroce_dgram.c)
+ * -> wire, work-queue formats, objects -> the core. The glue reports,
+ * it never calls up. The one way back is the consumer's: a completion
+ * handler or event handler called from sroce_qp_unlock() may post to
+ * the QP, which enters at the top again (Documentation/design.rst).
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include "sroce.h"
 #include "sroce_cq.h"
+#include "sroce_engine.h"
 #include "sroce_net.h"
 #include "sroce_qp.h"
+#include "sroce_sched.h"
 
 #define SROCE_REQ_BUDGET	64
 
-/* A completion for @qp's @cq; qp->lock held. */
-void sroce_qp_post_cqe(struct sroce_qp *qp, struct sroce_cq *cq,
-		       const struct ib_wc *wc, bool solicited)
+/*
+ * To the error state, and flush: every outstanding and newly posted WQE
+ * completes with a flush error, which ib_drain_qp() and friends rely on.
+ * A QP on an SRQ takes no more of its WQEs: IB_EVENT_QP_LAST_WQE_REACHED
+ * tells its owner. Called by modify_qp, and by every caller of the engine
+ * glue that reports SROCE_RUN_FATAL, before it drops qp->lock. qp->lock
+ * held.
+ */
+void sroce_qp_fail(struct sroce_qp *qp)
 {
-	if (sroce_cq_post(cq, wc, solicited))
-		qp->notify |= cq == qp->scq ? SROCE_NOTIFY_SCQ : SROCE_NOTIFY_RCQ;
+	if (qp->srq && !qp->last_wqe_sent) {
+		qp->last_wqe_sent = true;
+		qp->notify |= SROCE_NOTIFY_LAST_WQE;
+	}
+	WRITE_ONCE(qp->state, IB_QPS_ERR);
+	if (qp->sq_eng.state != SROCE_SQ_ERROR)
+		sroce_sq_fail(&qp->sq_eng, qp->sq_eng.comp,
+			      IB_WC_WR_FLUSH_ERR);
+	sroce_sq_flush(qp);
+	sroce_rq_flush(qp);
 }
 
 /*
@@ -100,9 +121,9 @@ static int sroce_qp_tx_room(struct sroce_qp *qp)
 static void sroce_qp_run(struct sroce_qp *qp)
 {
 	struct sk_buff_head out;
+	unsigned int res, rd;
 	unsigned long flags;
 	int room;
-	bool more;
 
 	room = sroce_qp_tx_room(qp);
 	if (room <= 0)
@@ -110,16 +131,21 @@ static void sroce_qp_run(struct sroce_qp *qp)
 	__skb_queue_head_init(&out);
 	spin_lock_irqsave(&qp->lock, flags);
 	if (sroce_qp_is_ud(qp)) {
-		more = sroce_ud_send_run(qp, &out, min(room, SROCE_REQ_BUDGET));
+		res = sroce_ud_send_run(qp, &out, min(room, SROCE_REQ_BUDGET));
 	} else {
-		more = sroce_req_run(qp, &out, min(room, SROCE_REQ_BUDGET));
+		res = sroce_req_run(qp, &out, min(room, SROCE_REQ_BUDGET));
+		if (res & SROCE_RUN_FATAL)
+			sroce_qp_fail(qp);
 		room -= skb_queue_len(&out);
-		more |= sroce_resp_read_run(qp, &out,
-					    clamp(room, 0, SROCE_REQ_BUDGET));
+		rd = sroce_resp_read_run(qp, &out,
+					 clamp(room, 0, SROCE_REQ_BUDGET));
+		if (rd & SROCE_RUN_FATAL)
+			sroce_qp_fail(qp);
+		res |= rd;
 	}
 	sroce_qp_unlock(qp, flags);
 	sroce_xmit(qp, &out, true);
-	if (more && sroce_qp_tx_room(qp) > 0)
+	if ((res & SROCE_RUN_AGAIN) && sroce_qp_tx_room(qp) > 0)
 		queue_work(sroce_wq, &qp->work);
 }
 
@@ -147,7 +173,8 @@ void sroce_retrans_timer(struct timer_list *t)
 	spin_lock_irqsave(&qp->lock, flags);
 	comp = qp->sq_eng.comp;
 	sroce_sq_timeout(&qp->sq_eng, &act);
-	sroce_sq_apply(qp, comp, &act);
+	if (sroce_sq_apply(qp, comp, &act) & SROCE_RUN_FATAL)
+		sroce_qp_fail(qp);
 	sroce_qp_unlock(qp, flags);
 	if (act.kick)
 		sroce_qp_kick(qp);
@@ -164,7 +191,8 @@ void sroce_rnr_timer(struct timer_list *t)
 	spin_lock_irqsave(&qp->lock, flags);
 	comp = qp->sq_eng.comp;
 	sroce_sq_rnr_done(&qp->sq_eng, &act);
-	sroce_sq_apply(qp, comp, &act);
+	if (sroce_sq_apply(qp, comp, &act) & SROCE_RUN_FATAL)
+		sroce_qp_fail(qp);
 	sroce_qp_unlock(qp, flags);
 	if (act.kick)
 		sroce_qp_kick(qp);

@@ -35,7 +35,5 @@ int sroce_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 		     enum ib_srq_attr_mask mask, struct ib_udata *udata);
 int sroce_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr);
 int sroce_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata);
-int sroce_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
-			const struct ib_recv_wr **bad_wr);
 
 #endif /* SROCE_SRQ_H */

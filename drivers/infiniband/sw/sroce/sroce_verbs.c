@@ -20,6 +20,7 @@
 #include "sroce_mw.h"
 #include "sroce_param.h"
 #include "sroce_qp.h"
+#include "sroce_verbs.h"
 
 void sroce_init_attr(struct sroce_dev *sdev)
 {
