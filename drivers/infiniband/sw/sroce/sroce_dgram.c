@@ -99,7 +99,7 @@ static enum ib_wc_status sroce_ud_build(struct sroce_qp *qp,
  * stopped on the budget with more posted. qp->lock held.
  */
 unsigned int sroce_ud_send_run(struct sroce_qp *qp, struct sk_buff_head *out,
-			      int budget)
+			       int budget)
 {
 	void *data = qp->swqe_data;	/* scratch: one WQE at a time */
 

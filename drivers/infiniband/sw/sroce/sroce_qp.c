@@ -29,6 +29,7 @@ void sroce_qp_put(struct sroce_qp *qp)
 	if (refcount_dec_and_test(&qp->refs))
 		complete(&qp->released);
 }
+
 /* A completion for @qp's @cq; qp->lock held. */
 void sroce_qp_post_cqe(struct sroce_qp *qp, struct sroce_cq *cq,
 		       const struct ib_wc *wc, bool solicited)
