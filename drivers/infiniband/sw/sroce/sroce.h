@@ -7,8 +7,8 @@
  * prototypes that connect the files:
  *
  *   sroce_main.c    module load/unload, the "sroce" rdma link type
- *   sroce_device.c  link add/delete, device registration, netdev events
- *   sroce_verbs.c   ib_device_ops entry points (query, ucontext, PD)
+ *   sroce_device.c  link add/delete, the ops table, registration, netdev events
+ *   sroce_verbs.c   device and port verbs (query, ucontext, PD)
  *   sroce_net.c     the RoCEv2 UDP sockets, receive entry, transmit
  *   sroce_pkt.c     building packets: headers, ICRC
  *   sroce_queue.c   rings shared with userspace, mmap
@@ -97,10 +97,6 @@ void sroce_dealloc_driver(struct ib_device *ibdev);
 int sroce_netdev_events_init(void);
 void sroce_netdev_events_exit(void);
 
-/* sroce_verbs.c */
-void sroce_set_ops(struct sroce_dev *sdev);
-void sroce_init_attr(struct sroce_dev *sdev);
-
 /* sroce_port.c */
 enum ib_port_state sroce_port_state(struct sroce_dev *sdev);
 enum ib_mtu sroce_active_mtu(struct sroce_dev *sdev);
@@ -108,8 +104,8 @@ bool sroce_pkey_ok(u16 pkey);
 /* runs work deferred out of atomic context; allocated at module load */
 extern struct workqueue_struct *sroce_wq;
 
-/* sroce_net.c */
-int sroce_net_init(void);
-void sroce_net_exit(void);
+/* sroce_recv.c: the receive entry point, with the sockets it needs */
+int sroce_recv_init(void);
+void sroce_recv_exit(void);
 
 #endif /* SROCE_H */

@@ -15,6 +15,7 @@
 #include "sroce_cq.h"
 #include "sroce_engine.h"
 #include "sroce_mr.h"
+#include "sroce_net.h"
 #include "sroce_param.h"
 #include "sroce_qp.h"
 #include "sroce_wqe.h"

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Device lifetime, and port state changes announced (sroce_port.c reads
- * the state).
+ * Device lifetime, the ops table (every verb the RDMA core can call on an
+ * sroce device starts at one of its entries), and port state changes
+ * announced (sroce_port.c reads the state).
  *
  * - "rdma link add NAME type sroce netdev DEV" lands in sroce_newlink(),
  *   which checks the netdev, allocates a struct sroce_dev, binds it to
@@ -26,8 +27,17 @@
 #include <net/net_namespace.h>
 
 #include "sroce.h"
+#include "sroce_ah.h"
+#include "sroce_counters.h"
+#include "sroce_cq.h"
 #include "sroce_mcast.h"
+#include "sroce_mr.h"
+#include "sroce_mw.h"
 #include "sroce_param.h"
+#include "sroce_qp.h"
+#include "sroce_queue.h"
+#include "sroce_srq.h"
+#include "sroce_verbs.h"
 
 static LIST_HEAD(sroce_devices);
 /*
@@ -55,6 +65,101 @@ static bool sroce_netdev_usable(struct net_device *ndev)
 	 * (it has an L2 header the stack fills in) and is handy for tests.
 	 */
 	return ndev->type == ARPHRD_ETHER || ndev->type == ARPHRD_LOOPBACK;
+}
+
+/* /sys/class/infiniband/<dev>/parent names the netdev, as rxe does. */
+static ssize_t parent_show(struct device *device,
+			   struct device_attribute *attr, char *buf)
+{
+	struct sroce_dev *sdev =
+		rdma_device_to_drv_device(device, struct sroce_dev, ibdev);
+
+	return sysfs_emit(buf, "%s\n", netdev_name(sdev->ndev));
+}
+static DEVICE_ATTR_RO(parent);
+
+static struct attribute *sroce_dev_attributes[] = {
+	&dev_attr_parent.attr,
+	NULL,
+};
+
+static const struct attribute_group sroce_attr_group = {
+	.attrs = sroce_dev_attributes,
+};
+
+static const struct ib_device_ops sroce_dev_ops = {
+	.owner = THIS_MODULE,
+	.driver_id = RDMA_DRIVER_RXE,
+	.uverbs_abi_ver = SROCE_UVERBS_ABI_VERSION,
+
+	.alloc_hw_port_stats = sroce_alloc_hw_port_stats,
+	.alloc_mr = sroce_alloc_mr,
+	.alloc_mw = sroce_alloc_mw,
+	.alloc_pd = sroce_alloc_pd,
+	.alloc_ucontext = sroce_alloc_ucontext,
+	.attach_mcast = sroce_attach_mcast,
+	.create_ah = sroce_create_ah,
+	.create_cq = sroce_create_cq,
+	.create_qp = sroce_create_qp,
+	.create_srq = sroce_create_srq,
+	.create_user_ah = sroce_create_ah,
+	.dealloc_driver = sroce_dealloc_driver,
+	.dealloc_mw = sroce_dealloc_mw,
+	.dealloc_pd = sroce_dealloc_pd,
+	.dealloc_ucontext = sroce_dealloc_ucontext,
+	.dereg_mr = sroce_dereg_mr,
+	.destroy_ah = sroce_destroy_ah,
+	.destroy_cq = sroce_destroy_cq,
+	.destroy_qp = sroce_destroy_qp,
+	.destroy_srq = sroce_destroy_srq,
+	.detach_mcast = sroce_detach_mcast,
+	.device_group = &sroce_attr_group,
+	.get_dma_mr = sroce_get_dma_mr,
+	.get_hw_stats = sroce_get_hw_stats,
+	.get_link_layer = sroce_get_link_layer,
+	.get_port_immutable = sroce_get_port_immutable,
+	.map_mr_sg = sroce_map_mr_sg,
+	.mmap = sroce_mmap,
+	.mmap_free = sroce_mmap_free,
+	.modify_device = sroce_modify_device,
+	.modify_port = sroce_modify_port,
+	.modify_qp = sroce_modify_qp,
+	.modify_srq = sroce_modify_srq,
+	.poll_cq = sroce_poll_cq,
+	.post_recv = sroce_post_recv,
+	.post_send = sroce_post_send,
+	.post_srq_recv = sroce_post_srq_recv,
+	.query_device = sroce_query_device,
+	.query_pkey = sroce_query_pkey,
+	.query_port = sroce_query_port,
+	.query_ah = sroce_query_ah,
+	.query_qp = sroce_query_qp,
+	.query_srq = sroce_query_srq,
+	.reg_user_mr = sroce_reg_user_mr,
+	.req_notify_cq = sroce_req_notify_cq,
+	.resize_cq = sroce_resize_cq,
+
+	INIT_RDMA_OBJ_SIZE(ib_ah, sroce_ah, ibah),
+	INIT_RDMA_OBJ_SIZE(ib_cq, sroce_cq, ibcq),
+	INIT_RDMA_OBJ_SIZE(ib_mw, sroce_ibmw, ibmw),
+	INIT_RDMA_OBJ_SIZE(ib_pd, sroce_pd, ibpd),
+	INIT_RDMA_OBJ_SIZE(ib_qp, sroce_qp, ibqp),
+	INIT_RDMA_OBJ_SIZE(ib_srq, sroce_srq, ibsrq),
+	INIT_RDMA_OBJ_SIZE(ib_ucontext, sroce_ucontext, ibuc),
+};
+
+static void sroce_set_ops(struct sroce_dev *sdev)
+{
+	struct ib_device *ibdev = &sdev->ibdev;
+
+	strscpy(ibdev->node_desc, "sroce", sizeof(ibdev->node_desc));
+	ibdev->node_type = RDMA_NODE_IB_CA;
+	ibdev->phys_port_cnt = 1;
+	ibdev->num_comp_vectors = num_possible_cpus();
+	/* The doorbell and CQ arming reach us through write() commands. */
+	ibdev->uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_POST_SEND) |
+				  BIT_ULL(IB_USER_VERBS_CMD_REQ_NOTIFY_CQ);
+	ib_set_device_ops(ibdev, &sroce_dev_ops);
 }
 
 static struct lock_class_key sroce_ah_table_key;

@@ -61,7 +61,7 @@ static int __init sroce_init(void)
 {
 	int err;
 
-	err = sroce_net_init();
+	err = sroce_recv_init();
 	if (err)
 		return err;
 
@@ -86,7 +86,7 @@ err_mcast:
 err_wq:
 	destroy_workqueue(sroce_wq);
 err_net:
-	sroce_net_exit();
+	sroce_recv_exit();
 	return err;
 }
 
@@ -98,7 +98,7 @@ static void __exit sroce_exit(void)
 	sroce_mcast_exit();		/* group leaves of the teardown */
 	sroce_netdev_events_exit();
 	destroy_workqueue(sroce_wq);
-	sroce_net_exit();
+	sroce_recv_exit();
 	pr_info("unloaded\n");
 }
 

@@ -373,10 +373,10 @@ void sroce_mcast_detach_all(struct sroce_qp *qp)
 }
 
 /*
- * A datagram we are about to send to a multicast group: QPs of this
- * device attached to it receive it too, as on an HCA's port. (The stack
- * does not loop it back: the RoCE socket, a UDP tunnel socket, has
- * multicast loopback off.) Process or softirq context, no QP lock held.
+ * A copy of a datagram this device sent to a multicast group (the wire
+ * layer's local delivery, sroce_loop_mcast()): QPs of this device
+ * attached to it receive it too, as on an HCA's port. Softirq, no QP
+ * lock held.
  */
 void sroce_mcast_loopback(struct sroce_dev *sdev, struct sk_buff *skb)
 {
@@ -395,8 +395,7 @@ void sroce_mcast_loopback(struct sroce_dev *sdev, struct sk_buff *skb)
 
 /*
  * A datagram to the multicast QPN: deliver it to each QP attached to
- * the group of its destination address. Softirq, or the sender's
- * context for local delivery.
+ * the group of its destination address. Softirq.
  */
 void sroce_mcast_rcv(struct sroce_dev *sdev, struct sk_buff *skb,
 		     const struct sroce_rxpkt *rx)

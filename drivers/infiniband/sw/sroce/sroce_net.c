@@ -8,14 +8,14 @@
  * so whichever module loads second fails to bind and refuses to load
  * before it has touched anything.
  *
- * Received packets arrive in sroce_udp_rcv() in softirq context, which
- * refuses what came through a loopback device, and sroce_rcv() checks
- * the headers and the ICRC, finds the device and the QP, and runs the
- * responder (requests) or the completer (responses) under the QP lock.
- * sroce_xmit() sends a batch of packets (built once, headers and ICRC
- * included, by sroce_pkt.c) through the IP output path with a route
- * cached per QP, or, to an address of this host, straight to
- * sroce_rcv() through a per-CPU queue: no process can imitate those.
+ * The wire layer: sroce_xmit() sends a batch of packets (built once,
+ * headers and ICRC included, by sroce_pkt.c) through the IP output path
+ * with a route cached per QP, or, to an address of this host, to the
+ * receive entry point through a per-CPU queue: no process can imitate
+ * those. Transmit pacing (struct sroce_tx_ctx) and the QPs' routes are
+ * here too. What arrives, on the sockets or the queue, goes to the two
+ * functions the receive entry point gives sroce_net_open()
+ * (sroce_recv.c); nothing here looks into a received packet.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -34,14 +34,9 @@
 #include <net/route.h>
 #include <net/udp_tunnel.h>
 
-#include "sroce/icrc.h"
-#include "sroce/opcode.h"
 #include "sroce.h"
-#include "sroce_engine.h"
-#include "sroce_mcast.h"
 #include "sroce_net.h"
 #include "sroce_qp.h"
-#include "sroce_sched.h"
 
 static struct socket *sroce_sock4;
 static struct socket *sroce_sock6;
@@ -248,6 +243,10 @@ static void sroce_tx_done(struct sk_buff *skb)
  * SROCE_LOOP_MAX packets wait (netdev_max_backlog's default): beyond
  * that, packets are dropped and counted as the wire would drop them, so
  * local senders cannot pin unbounded memory while softirqs are starved.
+ * A multicast datagram a device sends goes to the wire and, as a copy,
+ * to this queue too, for the QPs of that device attached to the group
+ * (sroce_loop_mcast()). The receive entry point takes each packet
+ * (sroce_loop_rcv, given at load).
  */
 struct sroce_loop {
 	struct sk_buff_head	queue;
@@ -255,53 +254,10 @@ struct sroce_loop {
 };
 
 static DEFINE_PER_CPU(struct sroce_loop, sroce_loop);
+static void (*sroce_loop_rcv)(struct sk_buff *skb);
 
 #define SROCE_LOOP_BUDGET	64
 #define SROCE_LOOP_MAX		1000
-
-static void sroce_rcv(struct sk_buff *skb, struct ib_device *ibdev);
-
-/* Is @ibdev one of ours (rdma_rxe reports the same driver_id)? */
-static bool sroce_owns(struct ib_device *ibdev)
-{
-	return ibdev->ops.dealloc_driver == sroce_dealloc_driver;
-}
-
-/*
- * The netdev that owns the packet's destination address; RCU held. An
- * IPv6 link-local address names a host on one link only, and several
- * netdevs (a VLAN and its parent) may carry the same one: with
- * @ifindex, the sender's netdev, it is looked up on that link alone.
- */
-static struct net_device *sroce_addr_owner(struct sk_buff *skb, int ifindex)
-{
-	const struct in6_addr *d6;
-	struct net_device *dev;
-
-	if (skb->protocol == htons(ETH_P_IP))
-		return __ip_dev_find(&init_net, ip_hdr(skb)->daddr, false);
-	if (!IS_ENABLED(CONFIG_IPV6))
-		return NULL;
-	d6 = &ipv6_hdr(skb)->daddr;
-	if (!ifindex || !(ipv6_addr_type(d6) & IPV6_ADDR_LINKLOCAL))
-		return ipv6_dev_find(&init_net, d6, NULL);
-	dev = dev_get_by_index_rcu(&init_net, ifindex);
-	return dev && ipv6_chk_addr(&init_net, d6, dev, 1) ? dev : NULL;
-}
-
-/* The RDMA device (referenced) of the netdev owning the destination */
-static struct ib_device *sroce_local_device(struct sk_buff *skb, int ifindex)
-{
-	struct ib_device *ibdev = NULL;
-	struct net_device *ndev;
-
-	rcu_read_lock();
-	ndev = sroce_addr_owner(skb, ifindex);
-	if (ndev)
-		ibdev = ib_device_get_by_netdev(ndev, RDMA_DRIVER_RXE);
-	rcu_read_unlock();
-	return ibdev;
-}
 
 static void sroce_loop_run(struct tasklet_struct *t)
 {
@@ -309,25 +265,14 @@ static void sroce_loop_run(struct tasklet_struct *t)
 	struct sk_buff *skb;
 	int n = 0;
 
-	while (n++ < SROCE_LOOP_BUDGET && (skb = skb_dequeue(&l->queue))) {
-		struct ib_device *ibdev;
-
-		ibdev = sroce_local_device(skb, SROCE_SKB_CB(skb)->ifindex);
-		if (!ibdev) {
-			kfree_skb(skb);		/* address gone meanwhile */
-			continue;
-		}
-		/* as if it had come in on the receiving device's netdev */
-		if (sroce_owns(ibdev))
-			skb->dev = to_sdev(ibdev)->ndev;
-		sroce_rcv(skb, ibdev);		/* puts ibdev, frees skb */
-	}
+	while (n++ < SROCE_LOOP_BUDGET && (skb = skb_dequeue(&l->queue)))
+		sroce_loop_rcv(skb);		/* frees skb */
 	if (!skb_queue_empty_lockless(&l->queue))
 		tasklet_schedule(t);
 }
 
-/* BHs off: queue a packet for a local address, as the wire would. */
-static void sroce_loop_deliver(struct sroce_dev *sdev, struct sk_buff *skb)
+/* BHs off: queue @skb, or drop it at the bound. */
+static void sroce_loop_queue(struct sroce_dev *sdev, struct sk_buff *skb)
 {
 	struct sroce_loop *l = this_cpu_ptr(&sroce_loop);
 
@@ -336,16 +281,42 @@ static void sroce_loop_deliver(struct sroce_dev *sdev, struct sk_buff *skb)
 		kfree_skb(skb);
 		return;
 	}
-	sroce_count(sdev, SROCE_CNT_TX_LOCAL);
-	SROCE_SKB_CB(skb)->ifindex = sdev->ndev->ifindex;
 	skb_queue_tail(&l->queue, skb);
 	tasklet_schedule(&l->tasklet);
 }
 
-void sroce_loop_init(void)
+/* BHs off: queue a packet for a local address, as the wire would. */
+static void sroce_loop_deliver(struct sroce_dev *sdev, struct sk_buff *skb)
+{
+	sroce_count(sdev, SROCE_CNT_TX_LOCAL);
+	SROCE_SKB_CB(skb)->ifindex = sdev->ndev->ifindex;
+	SROCE_SKB_CB(skb)->mcast_ifindex = 0;
+	sroce_loop_queue(sdev, skb);
+}
+
+/*
+ * BHs off: a copy of multicast datagram @skb, about to leave on its
+ * route's netdev, for @sdev's own members of the group. (The stack does
+ * not loop it back: the RoCE socket, a UDP tunnel socket, has multicast
+ * loopback off.) No copy, no local delivery: UD promises none.
+ */
+static void sroce_loop_mcast(struct sroce_dev *sdev, struct sk_buff *skb)
+{
+	struct sk_buff *copy = skb_copy(skb, GFP_ATOMIC);
+
+	if (!copy)
+		return;
+	skb_dst_drop(copy);
+	SROCE_SKB_CB(copy)->ifindex = sdev->ndev->ifindex;
+	SROCE_SKB_CB(copy)->mcast_ifindex = skb->dev->ifindex;
+	sroce_loop_queue(sdev, copy);
+}
+
+static void sroce_loop_init(void (*rcv)(struct sk_buff *skb))
 {
 	int cpu;
 
+	sroce_loop_rcv = rcv;
 	for_each_possible_cpu(cpu) {
 		struct sroce_loop *l = per_cpu_ptr(&sroce_loop, cpu);
 
@@ -359,7 +330,7 @@ void sroce_loop_init(void)
  * finish (what it finds is dropped: its device is gone too), then free
  * what is left.
  */
-void sroce_loop_exit(void)
+static void sroce_loop_exit(void)
 {
 	int cpu;
 
@@ -434,7 +405,7 @@ void sroce_xmit(struct sroce_qp *qp, struct sk_buff_head *list, bool paced)
 		skb->dev = d->dev;
 		skb_dst_set(skb, d);
 		if (!connected && sroce_skb_mcast(skb))
-			sroce_mcast_loopback(qp->sdev, skb);
+			sroce_loop_mcast(qp->sdev, skb);
 		if (skb->protocol == htons(ETH_P_IPV6)) {
 			memset(IP6CB(skb), 0, sizeof(*IP6CB(skb)));
 			ip6_local_out(&init_net, sroce_sock6->sk, skb);
@@ -447,259 +418,11 @@ void sroce_xmit(struct sroce_qp *qp, struct sk_buff_head *list, bool paced)
 	local_bh_enable();
 }
 
-/*
- * A RoCE packet the IP stack carried through a loopback device or looped
- * back a local multicast send (PACKET_LOOPBACK: the sender may have
- * forged its IPv6 source with IPV6_FREEBIND), or from the wire with a
- * source address of this host: not one of ours, since sroce_xmit() and
- * sroce_mcast_loopback() deliver those themselves. RCU held.
- */
-static bool sroce_rx_forged_local(struct sk_buff *skb)
-{
-	if ((skb->dev->flags & IFF_LOOPBACK) ||
-	    skb->pkt_type == PACKET_LOOPBACK)
-		return true;
-	if (skb->protocol == htons(ETH_P_IP))
-		return __ip_dev_find(&init_net, ip_hdr(skb)->saddr, false);
-	return IS_ENABLED(CONFIG_IPV6) &&
-	       ipv6_chk_addr(&init_net, &ipv6_hdr(skb)->saddr, NULL, 0);
-}
-
-/* Count and report it on the device its destination belongs to. */
-static void sroce_rx_drop_local(struct sk_buff *skb)
-{
-	struct ib_device *ibdev = sroce_local_device(skb, 0);
-
-	if (!ibdev)
-		return;
-	if (sroce_owns(ibdev)) {
-		sroce_count(to_sdev(ibdev), SROCE_CNT_RX_DROP_LOOPBACK);
-		pr_notice_ratelimited("%s: RoCE packet from a local socket dropped (sroce delivers its own local traffic itself)\n",
-				      dev_name(&ibdev->dev));
-	}
-	ib_device_put(ibdev);
-}
-
-/*
- * A connected RC QP takes packets only from its peer: IP source and
- * destination are the path's, reversed, and the P_Key is ours. Without
- * this, anyone who can send a UDP datagram to port 4791 could inject
- * into a connection by guessing its QPN. (RC carries no source QPN.)
- * A QP in RESET, INIT or ERR has no path to check against and takes
- * nothing anyway. qp->lock held; a mismatch is counted and logged.
- */
-static bool sroce_rx_from_peer(struct sroce_qp *qp, struct sk_buff *skb,
-			       const struct sroce_pkt *p)
-{
-	struct sroce_dev *sdev = qp->sdev;
-	bool ok;
-
-	if (qp->state != IB_QPS_RTR && qp->state != IB_QPS_RTS &&
-	    qp->state != IB_QPS_SQD)
-		return true;
-
-	if (skb->protocol == htons(ETH_P_IP)) {
-		const struct iphdr *iph = ip_hdr(skb);
-
-		ok = !qp->av.ipv6 && iph->saddr == qp->av.daddr &&
-		     iph->daddr == qp->av.saddr;
-		if (!ok)
-			pr_notice_ratelimited("%s: QP %u: packet from %pI4 to %pI4 is not from its peer, dropped\n",
-					      dev_name(&sdev->ibdev.dev),
-					      qp->ibqp.qp_num, &iph->saddr,
-					      &iph->daddr);
-	} else {
-		const struct ipv6hdr *ip6h = ipv6_hdr(skb);
-
-		ok = qp->av.ipv6 &&
-		     ipv6_addr_equal(&ip6h->saddr, &qp->av.daddr6) &&
-		     ipv6_addr_equal(&ip6h->daddr, &qp->av.saddr6);
-		if (!ok)
-			pr_notice_ratelimited("%s: QP %u: packet from %pI6c to %pI6c is not from its peer, dropped\n",
-					      dev_name(&sdev->ibdev.dev),
-					      qp->ibqp.qp_num, &ip6h->saddr,
-					      &ip6h->daddr);
-	}
-	if (!ok) {
-		sroce_count(sdev, SROCE_CNT_RX_DROP_ADDRESS);
-		return false;
-	}
-
-	if (!sroce_pkey_ok(p->hdr.bth.pkey)) {
-		sroce_count(sdev, SROCE_CNT_RX_DROP_PKEY);
-		pr_notice_ratelimited("%s: QP %u: packet with P_Key %#06x dropped\n",
-				      dev_name(&sdev->ibdev.dev),
-				      qp->ibqp.qp_num, p->hdr.bth.pkey);
-		return false;
-	}
-	return true;
-}
-
-/*
- * May a datagram for a UD or GSI QP (not the multicast QPN) be taken?
- * Only if it was sent to a unicast address of this device: a broadcast
- * or a group address would otherwise reach the same-numbered QP on every
- * sroce host of the segment. (The multicast QPN is for group addresses
- * only: sroce_mcast_rcv().) RCU held by the caller or not needed.
- */
-static bool sroce_ud_dest_ok(struct sroce_dev *sdev, struct sk_buff *skb)
-{
-	bool ok;
-
-	rcu_read_lock();
-	if (skb->protocol == htons(ETH_P_IP))
-		ok = __ip_dev_find(&init_net, ip_hdr(skb)->daddr, false) ==
-		     sdev->ndev;
-	else
-		ok = IS_ENABLED(CONFIG_IPV6) &&
-		     ipv6_chk_addr(&init_net, &ipv6_hdr(skb)->daddr,
-				   sdev->ndev, 1);
-	rcu_read_unlock();
-	if (!ok)
-		sroce_count(sdev, SROCE_CNT_RX_DROP_DEST);
-	return ok;
-}
-
-/*
- * Is a datagram's IPv4 source a unicast address? The stack refuses only
- * 255.255.255.255 and group sources; a subnet's broadcast address would
- * send a reply (a MAD's, say) to every host of the segment. IPv6 has no
- * broadcast, and ip6_rcv() drops group sources. Counted with the
- * destination checks.
- */
-static bool sroce_ud_src_ok(struct sroce_dev *sdev, struct sk_buff *skb)
-{
-	unsigned int type;
-
-	if (skb->protocol != htons(ETH_P_IP))
-		return true;
-	type = inet_addr_type(&init_net, ip_hdr(skb)->saddr);
-	if (type == RTN_UNICAST || type == RTN_LOCAL)
-		return true;
-	sroce_count(sdev, SROCE_CNT_RX_DROP_DEST);
-	return false;
-}
-
-/*
- * One received RoCE packet for device @ibdev (referenced; put here),
- * from the wire or delivered locally: check the headers and the ICRC,
- * find the QP, and run the responder (requests) or the completer
- * (responses) under the QP lock. Softirq. Frees @skb.
- */
-static void sroce_rcv(struct sk_buff *skb, struct ib_device *ibdev)
-{
-	struct sk_buff_head out;
-	struct sroce_dev *sdev;
-	struct sroce_rxpkt rx;
-	struct sroce_qp *qp;
-	unsigned long flags;
-	unsigned int res;
-	const u8 *ip;
-	u32 len;
-
-	if (!sroce_owns(ibdev))
-		goto put_dev;
-	sdev = to_sdev(ibdev);
-	sroce_count(sdev, SROCE_CNT_RX_PACKETS);
-	len = ntohs(udp_hdr(skb)->len) - sizeof(struct udphdr);
-	rx.bth = skb_transport_header(skb) + sizeof(struct udphdr);
-	ip = skb_network_header(skb);
-	if (sroce_parse_bth_packet(rx.bth, len, &rx.p)) {
-		sroce_count(sdev, SROCE_CNT_RX_DROP_MALFORMED);
-		goto put_dev;
-	}
-	if (sroce_icrc_verify(ip, rx.bth + len - ip)) {
-		sroce_count(sdev, SROCE_CNT_RX_DROP_ICRC);
-		goto put_dev;
-	}
-	if (rx.p.hdr.bth.dqpn == SROCE_MULTICAST_QPN) {
-		if (sroce_ud_src_ok(sdev, skb))
-			sroce_mcast_rcv(sdev, skb, &rx);
-		goto put_dev;
-	}
-	qp = sroce_qp_get(sdev, rx.p.hdr.bth.dqpn);
-	if (!qp) {
-		sroce_count(sdev, SROCE_CNT_RX_DROP_NO_QP);
-		goto put_dev;
-	}
-
-	if (sroce_qp_is_ud(qp)) {
-		/*
-		 * Datagrams come from anyone with the P_Key and Q_Key, to
-		 * an address of ours.
-		 */
-		if (!sroce_ud_dest_ok(sdev, skb) || !sroce_ud_src_ok(sdev, skb))
-			goto put_qp;
-		spin_lock_irqsave(&qp->lock, flags);
-		if (sroce_pkey_ok(rx.p.hdr.bth.pkey))
-			sroce_ud_rcv(qp, skb, &rx);
-		else
-			sroce_count(sdev, SROCE_CNT_RX_DROP_PKEY);
-		sroce_qp_unlock(qp, flags);
-		goto put_qp;
-	}
-	__skb_queue_head_init(&out);
-	spin_lock_irqsave(&qp->lock, flags);
-	if (!sroce_rx_from_peer(qp, skb, &rx.p)) {
-		sroce_qp_unlock(qp, flags);
-		goto put_qp;
-	}
-	if (rx.p.info->mask & SROCE_MASK_REQ)
-		res = sroce_resp_rcv(qp, &rx, &out);	/* READ responses */
-	else
-		res = sroce_comp_rcv(qp, &rx);	/* requester may go on */
-	if (res & SROCE_RUN_FATAL)
-		sroce_qp_fail(qp);
-	sroce_qp_unlock(qp, flags);
-	sroce_xmit(qp, &out, false);
-	if (res & SROCE_RUN_AGAIN)
-		sroce_qp_kick(qp);
-put_qp:
-	sroce_qp_put(qp);
-put_dev:
-	ib_device_put(ibdev);
-	kfree_skb(skb);
-}
-
-/*
- * The RoCE UDP sockets' receive hook: packets the IP stack delivers to
- * port 4791. Softirq. Returning 0 means we consumed (and freed) the skb.
- */
-static int sroce_udp_rcv(struct sock *sk, struct sk_buff *skb)
-{
-	struct ib_device *ibdev;
-	bool forged;
-	u32 len;
-
-	if ((skb->protocol != htons(ETH_P_IP) &&
-	     skb->protocol != htons(ETH_P_IPV6)) || skb_linearize(skb))
-		goto drop;
-	len = ntohs(udp_hdr(skb)->len);
-	if (len < sizeof(struct udphdr) ||
-	    skb_transport_header(skb) + len > skb_tail_pointer(skb))
-		goto drop;
-	rcu_read_lock();
-	forged = sroce_rx_forged_local(skb);
-	rcu_read_unlock();
-	if (forged) {
-		sroce_rx_drop_local(skb);
-		goto drop;
-	}
-	ibdev = ib_device_get_by_netdev(skb->dev, RDMA_DRIVER_RXE);
-	if (!ibdev)
-		goto drop;
-	sroce_rcv(skb, ibdev);
-	return 0;
-drop:
-	kfree_skb(skb);
-	return 0;
-}
-
-static struct socket *sroce_udp_open(bool ipv6)
+static struct socket *sroce_udp_open(bool ipv6, udp_tunnel_encap_rcv_t rcv)
 {
 	struct udp_tunnel_sock_cfg tnl = {
 		.encap_type = 1,
-		.encap_rcv = sroce_udp_rcv,
+		.encap_rcv = rcv,
 	};
 	struct udp_port_cfg cfg = {
 		.local_udp_port = htons(ROCE_V2_UDP_DPORT),
@@ -723,25 +446,31 @@ static struct socket *sroce_udp_open(bool ipv6)
 	/*
 	 * That turns IPv4 multicast loopback off, not IPv6's: a datagram we
 	 * send to a group we joined would come back on top of the local
-	 * delivery of sroce_mcast_loopback().
+	 * delivery of sroce_loop_mcast().
 	 */
 	if (ipv6)
 		inet6_sk(sock->sk)->mc_loop = 0;
 	return sock;
 }
 
-int sroce_net_init(void)
+/*
+ * Take UDP port 4791 with one socket per address family, whose packets
+ * go to @udp_rcv, and start local delivery to @loop_rcv: the receive
+ * entry point's two doors.
+ */
+int sroce_net_open(udp_tunnel_encap_rcv_t udp_rcv,
+		   void (*loop_rcv)(struct sk_buff *skb))
 {
 	struct socket *sock;
 
-	sroce_loop_init();
-	sock = sroce_udp_open(false);
+	sroce_loop_init(loop_rcv);
+	sock = sroce_udp_open(false, udp_rcv);
 	if (IS_ERR(sock))
 		goto err;
 	sroce_sock4 = sock;
 
 	if (IS_ENABLED(CONFIG_IPV6)) {
-		sock = sroce_udp_open(true);
+		sock = sroce_udp_open(true, udp_rcv);
 		/* A kernel booted with ipv6.disable=1 has no AF_INET6. */
 		if (IS_ERR(sock) && PTR_ERR(sock) != -EAFNOSUPPORT)
 			goto err_close4;
@@ -763,7 +492,7 @@ err:
 	return PTR_ERR(sock);
 }
 
-void sroce_net_exit(void)
+void sroce_net_close(void)
 {
 	if (sroce_sock6)
 		udp_tunnel_sock_release(sroce_sock6);

@@ -1,18 +1,20 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Packets on the wire: building RoCEv2 skbs for a QP and sending them,
- * and the receive entry point.
+ * Packets on the wire: building RoCEv2 skbs for a QP (sroce_pkt.c),
+ * routing, pacing and sending them, and local delivery (sroce_net.c).
  */
 #ifndef SROCE_NET_H
 #define SROCE_NET_H
 
 #include <linux/skbuff.h>
 #include <linux/spinlock.h>
+#include <net/udp_tunnel.h>
 
 #include "sroce/wire.h"
 
 struct sroce_qp;
 struct sroce_av;
+struct sroce_route;
 
 /*
  * Transmit pacing: a QP produces packets only while fewer than
@@ -32,30 +34,23 @@ struct sroce_av;
 #define SROCE_TX_LOW		32
 #define SROCE_TX_THROTTLED	0
 
-/*
- * A connected QP's route, for the packets built for one version of its
- * path (sroce_av.gen): a packet built before an address change is routed
- * with the address it carries, never with the route of the new one.
- */
-struct sroce_route {
-	spinlock_t		lock;		/* dst, cookie, gen */
-	struct dst_entry	*dst;		/* referenced, or NULL */
-	u32			cookie;		/* IPv6 route validity */
-	u32			gen;		/* sroce_av.gen it was built for */
-};
-
 /* What a built packet carries to sroce_xmit() in skb->cb */
 struct sroce_skb_cb {
 	u32			av_gen;
-	int			ifindex;	/* sender's netdev, local delivery */
+	/* Local delivery: the sending device's netdev, and for a copy of
+	 * a multicast datagram the netdev it left on (0 for unicast).
+	 */
+	int			ifindex;
+	int			mcast_ifindex;
 };
 
 #define SROCE_SKB_CB(skb)	((struct sroce_skb_cb *)(skb)->cb)
 
 void sroce_route_init(struct sroce_route *r);
 void sroce_route_release(struct sroce_route *r);
-void sroce_loop_init(void);
-void sroce_loop_exit(void);
+int sroce_net_open(udp_tunnel_encap_rcv_t udp_rcv,
+		   void (*loop_rcv)(struct sk_buff *skb));
+void sroce_net_close(void);
 
 struct sroce_tx_ctx {
 	refcount_t		refs;		/* the QP's, one per packet */

@@ -32,12 +32,25 @@
 #include "sroce/wire.h"
 #include "sroce_ah.h"
 #include "sroce_mr.h"
-#include "sroce_net.h"
 #include "sroce_queue.h"
 #include "sroce_srq.h"
 
 struct sroce_dev;
 struct sroce_cq;
+struct sroce_tx_ctx;
+
+/*
+ * A connected QP's route, for the packets built for one version of its
+ * path (sroce_av.gen): a packet built before an address change is routed
+ * with the address it carries, never with the route of the new one.
+ * The wire layer (sroce_net.c) keeps it.
+ */
+struct sroce_route {
+	spinlock_t		lock;		/* dst, cookie, gen */
+	struct dst_entry	*dst;		/* referenced, or NULL */
+	u32			cookie;		/* IPv6 route validity */
+	u32			gen;		/* sroce_av.gen it was built for */
+};
 
 /*
  * The glue's half of a send WQE, copied and validated once: what the

@@ -16,6 +16,10 @@
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_user_rxe.h>
 
+/* Bytes of the provider's send and receive WQEs before their SGE lists. */
+#define SROCE_SWQE_HDR		offsetof(struct rxe_send_wqe, dma.sge)
+#define SROCE_RWQE_HDR		offsetof(struct rxe_recv_wqe, dma.sge)
+
 struct sroce_mmap {
 	struct rdma_user_mmap_entry	rdma;
 	void				*buf;	/* freed in mmap_free */

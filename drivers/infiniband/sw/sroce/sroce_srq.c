@@ -21,7 +21,6 @@
 #include "sroce_param.h"
 #include "sroce_qp.h"
 #include "sroce_srq.h"
-#include "sroce_wqe.h"
 
 static u32 sroce_srq_elem_size(u32 max_sge)
 {

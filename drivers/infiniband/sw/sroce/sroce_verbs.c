@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The ib_device_ops table: every verb the RDMA core can call on an sroce
- * device starts here. Device and port queries, user contexts and
- * protection domains live in this file; queue pairs, CQs and memory
- * regions get their own files as they arrive.
+ * The device's and the port's own verbs: the attributes the device
+ * reports, device and port queries and modifies, user contexts and
+ * protection domains. The ops table that names every verb is in
+ * sroce_device.c.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -74,9 +74,9 @@ void sroce_init_attr(struct sroce_dev *sdev)
 	sdev->port_cap_flags = IB_PORT_CM_SUP;
 }
 
-static int sroce_query_device(struct ib_device *ibdev,
-			      struct ib_device_attr *attr,
-			      struct ib_udata *udata)
+int sroce_query_device(struct ib_device *ibdev,
+		       struct ib_device_attr *attr,
+		       struct ib_udata *udata)
 {
 	/* The rxe provider sends no driver data; anything else is bogus. */
 	if (udata && (udata->inlen || udata->outlen))
@@ -86,8 +86,8 @@ static int sroce_query_device(struct ib_device *ibdev,
 	return 0;
 }
 
-static int sroce_query_port(struct ib_device *ibdev, u32 port,
-			    struct ib_port_attr *attr)
+int sroce_query_port(struct ib_device *ibdev, u32 port,
+		     struct ib_port_attr *attr)
 {
 	struct sroce_dev *sdev = to_sdev(ibdev);
 
@@ -112,8 +112,8 @@ static int sroce_query_port(struct ib_device *ibdev, u32 port,
 				&attr->active_width);
 }
 
-static int sroce_modify_port(struct ib_device *ibdev, u32 port, int mask,
-			     struct ib_port_modify *props)
+int sroce_modify_port(struct ib_device *ibdev, u32 port, int mask,
+		      struct ib_port_modify *props)
 {
 	struct sroce_dev *sdev = to_sdev(ibdev);
 	u32 flags;
@@ -130,8 +130,8 @@ static int sroce_modify_port(struct ib_device *ibdev, u32 port, int mask,
 	return 0;
 }
 
-static int sroce_get_port_immutable(struct ib_device *ibdev, u32 port,
-				    struct ib_port_immutable *immutable)
+int sroce_get_port_immutable(struct ib_device *ibdev, u32 port,
+			     struct ib_port_immutable *immutable)
 {
 	/* RoCEv2 only: no RoCEv1 GIDs, which we could not send. */
 	immutable->core_cap_flags = RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP;
@@ -141,14 +141,14 @@ static int sroce_get_port_immutable(struct ib_device *ibdev, u32 port,
 	return 0;
 }
 
-static enum rdma_link_layer sroce_get_link_layer(struct ib_device *ibdev,
-						 u32 port)
+enum rdma_link_layer sroce_get_link_layer(struct ib_device *ibdev,
+					  u32 port)
 {
 	return IB_LINK_LAYER_ETHERNET;
 }
 
-static int sroce_query_pkey(struct ib_device *ibdev, u32 port, u16 index,
-			    u16 *pkey)
+int sroce_query_pkey(struct ib_device *ibdev, u32 port, u16 index,
+		     u16 *pkey)
 {
 	if (index >= SROCE_PORT_PKEY_TBL_LEN)
 		return -EINVAL;
@@ -156,8 +156,8 @@ static int sroce_query_pkey(struct ib_device *ibdev, u32 port, u16 index,
 	return 0;
 }
 
-static int sroce_modify_device(struct ib_device *ibdev, int mask,
-			       struct ib_device_modify *props)
+int sroce_modify_device(struct ib_device *ibdev, int mask,
+			struct ib_device_modify *props)
 {
 	struct sroce_dev *sdev = to_sdev(ibdev);
 
@@ -173,120 +173,25 @@ static int sroce_modify_device(struct ib_device *ibdev, int mask,
 	return 0;
 }
 
-static int sroce_alloc_ucontext(struct ib_ucontext *ibuc,
-				struct ib_udata *udata)
+int sroce_alloc_ucontext(struct ib_ucontext *ibuc,
+			 struct ib_udata *udata)
 {
 	return 0;
 }
 
-static void sroce_dealloc_ucontext(struct ib_ucontext *ibuc)
+void sroce_dealloc_ucontext(struct ib_ucontext *ibuc)
 {
 }
 
-static int sroce_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
+int sroce_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 {
 	if (!atomic_add_unless(&to_sdev(ibpd->device)->npd, 1, SROCE_MAX_PD))
 		return -ENOMEM;
 	return 0;
 }
 
-static int sroce_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
+int sroce_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 {
 	atomic_dec(&to_sdev(ibpd->device)->npd);
 	return 0;
-}
-
-/* /sys/class/infiniband/<dev>/parent names the netdev, as rxe does. */
-static ssize_t parent_show(struct device *device,
-			   struct device_attribute *attr, char *buf)
-{
-	struct sroce_dev *sdev =
-		rdma_device_to_drv_device(device, struct sroce_dev, ibdev);
-
-	return sysfs_emit(buf, "%s\n", netdev_name(sdev->ndev));
-}
-static DEVICE_ATTR_RO(parent);
-
-static struct attribute *sroce_dev_attributes[] = {
-	&dev_attr_parent.attr,
-	NULL,
-};
-
-static const struct attribute_group sroce_attr_group = {
-	.attrs = sroce_dev_attributes,
-};
-
-static const struct ib_device_ops sroce_dev_ops = {
-	.owner = THIS_MODULE,
-	.driver_id = RDMA_DRIVER_RXE,
-	.uverbs_abi_ver = SROCE_UVERBS_ABI_VERSION,
-
-	.alloc_hw_port_stats = sroce_alloc_hw_port_stats,
-	.alloc_mr = sroce_alloc_mr,
-	.alloc_mw = sroce_alloc_mw,
-	.alloc_pd = sroce_alloc_pd,
-	.alloc_ucontext = sroce_alloc_ucontext,
-	.attach_mcast = sroce_attach_mcast,
-	.create_ah = sroce_create_ah,
-	.create_cq = sroce_create_cq,
-	.create_qp = sroce_create_qp,
-	.create_srq = sroce_create_srq,
-	.create_user_ah = sroce_create_ah,
-	.dealloc_driver = sroce_dealloc_driver,
-	.dealloc_mw = sroce_dealloc_mw,
-	.dealloc_pd = sroce_dealloc_pd,
-	.dealloc_ucontext = sroce_dealloc_ucontext,
-	.dereg_mr = sroce_dereg_mr,
-	.destroy_ah = sroce_destroy_ah,
-	.destroy_cq = sroce_destroy_cq,
-	.destroy_qp = sroce_destroy_qp,
-	.destroy_srq = sroce_destroy_srq,
-	.detach_mcast = sroce_detach_mcast,
-	.device_group = &sroce_attr_group,
-	.get_dma_mr = sroce_get_dma_mr,
-	.get_hw_stats = sroce_get_hw_stats,
-	.get_link_layer = sroce_get_link_layer,
-	.get_port_immutable = sroce_get_port_immutable,
-	.map_mr_sg = sroce_map_mr_sg,
-	.mmap = sroce_mmap,
-	.mmap_free = sroce_mmap_free,
-	.modify_device = sroce_modify_device,
-	.modify_port = sroce_modify_port,
-	.modify_qp = sroce_modify_qp,
-	.modify_srq = sroce_modify_srq,
-	.poll_cq = sroce_poll_cq,
-	.post_recv = sroce_post_recv,
-	.post_send = sroce_post_send,
-	.post_srq_recv = sroce_post_srq_recv,
-	.query_device = sroce_query_device,
-	.query_pkey = sroce_query_pkey,
-	.query_port = sroce_query_port,
-	.query_ah = sroce_query_ah,
-	.query_qp = sroce_query_qp,
-	.query_srq = sroce_query_srq,
-	.reg_user_mr = sroce_reg_user_mr,
-	.req_notify_cq = sroce_req_notify_cq,
-	.resize_cq = sroce_resize_cq,
-
-	INIT_RDMA_OBJ_SIZE(ib_ah, sroce_ah, ibah),
-	INIT_RDMA_OBJ_SIZE(ib_cq, sroce_cq, ibcq),
-	INIT_RDMA_OBJ_SIZE(ib_mw, sroce_ibmw, ibmw),
-	INIT_RDMA_OBJ_SIZE(ib_pd, sroce_pd, ibpd),
-	INIT_RDMA_OBJ_SIZE(ib_qp, sroce_qp, ibqp),
-	INIT_RDMA_OBJ_SIZE(ib_srq, sroce_srq, ibsrq),
-	INIT_RDMA_OBJ_SIZE(ib_ucontext, sroce_ucontext, ibuc),
-};
-
-void sroce_set_ops(struct sroce_dev *sdev)
-{
-	struct ib_device *ibdev = &sdev->ibdev;
-
-	strscpy(ibdev->node_desc, "sroce", sizeof(ibdev->node_desc));
-	ibdev->node_type = RDMA_NODE_IB_CA;
-	ibdev->phys_port_cnt = 1;
-	ibdev->num_comp_vectors = num_possible_cpus();
-	/* The doorbell and CQ arming reach us through write() commands. */
-	ibdev->uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_POST_SEND) |
-				  BIT_ULL(IB_USER_VERBS_CMD_REQ_NOTIFY_CQ);
-	ib_set_device_ops(ibdev, &sroce_dev_ops);
 }

@@ -17,10 +17,6 @@ struct sroce_queue;
 struct sroce_av;
 struct sroce_ud_send;
 
-/* Bytes of the provider's send and receive WQEs before their SGE lists. */
-#define SROCE_SWQE_HDR		offsetof(struct rxe_send_wqe, dma.sge)
-#define SROCE_RWQE_HDR		offsetof(struct rxe_recv_wqe, dma.sge)
-
 /* Kernel callers' work requests into a ring; qp->lock or the SRQ's held */
 int sroce_wqe_post_send(struct sroce_qp *qp, const struct ib_send_wr *wr);
 int sroce_wqe_post_recv(struct sroce_queue *q, u32 max_sge,
