@@ -56,6 +56,7 @@ tap_step() {
 
 step "dependencies installed" tools/testbed/deps.sh
 step "module builds with W=1, no warnings" tools/lint.sh build
+step "layers: calls and includes run one way" tools/lint.sh layers
 step "sparse clean" tools/lint.sh sparse
 step "checkpatch --strict clean" tools/lint.sh checkpatch
 tap_step "host unit tests" make -s unit

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# lint.sh [all|build|sparse|checkpatch]
+# lint.sh [all|build|sparse|checkpatch|layers]
 #
 # The quality gates of the kernel code, each exiting non-zero on any
 # finding:
@@ -9,6 +9,9 @@
 #   sparse      "make C=2" (every file) reports nothing
 #   checkpatch  checkpatch.pl --strict (from Debian's linux-source-6.1)
 #               on every C file and header of the kernel code
+#   layers      tools/layers.py: every driver file in design.rst's file
+#               map, no call or include to a higher layer, no circle
+#               (reads the objects of the build: run after it)
 set -uo pipefail
 
 SRC=$(cd "$(dirname "$0")/.." && pwd)
@@ -67,16 +70,25 @@ do_checkpatch() {
 	[ -z "$out" ] || { echo "$out"; return 1; }
 }
 
+do_layers() {
+	echo "lint: layers"
+	[ -f drivers/infiniband/sw/sroce/rdma_sroce.ko ] || quiet_build ||
+		return 1
+	python3 tools/layers.py
+}
+
 rc=0
 case "${1:-all}" in
 build) do_build || rc=1 ;;
 sparse) do_sparse || rc=1 ;;
 checkpatch) do_checkpatch || rc=1 ;;
+layers) do_layers || rc=1 ;;
 all)
 	do_build || rc=1
+	do_layers || rc=1
 	do_sparse || rc=1
 	do_checkpatch || rc=1
 	;;
-*) echo "usage: $0 [all|build|sparse|checkpatch]"; exit 2 ;;
+*) echo "usage: $0 [all|build|sparse|checkpatch|layers]"; exit 2 ;;
 esac
 exit $rc
