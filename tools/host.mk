@@ -21,10 +21,11 @@ FUZZ_SECONDS ?= 30
 
 CORE_SRC := $(addprefix $(HERE)/drivers/infiniband/sw/sroce/core/, \
 	sroce_opcode.c sroce_hdr.c sroce_icrc.c sroce_rc.c sroce_rc_sq.c \
-	sroce_rc_rq.c sroce_ud.c)
+	sroce_rc_rq.c sroce_ud.c sroce_ring.c)
 HOST_SRC := $(HERE)/tools/host/sroce_crc32.c
 UNIT_SRC := $(sort $(wildcard $(HERE)/tools/unit/*.c))
 FUZZ_SRC := $(HERE)/tools/fuzz/fuzz_parse.c
+FUZZ_RING_SRC := $(HERE)/tools/fuzz/fuzz_ring.c
 SIM_SRC := $(addprefix $(HERE)/tools/sim/, sim.c sim_work.c sim_check.c \
 	sim_adv.c)
 HDRS := $(wildcard $(HERE)/include/sroce/*.h $(HERE)/tools/unit/*.h \
@@ -67,6 +68,11 @@ $(OUT)/fuzz_parse: $(CORE_SRC) $(HOST_SRC) $(FUZZ_SRC) $(HDRS) | $(OUT)
 		-fno-sanitize-recover=all -o $@ $(CORE_SRC) $(HOST_SRC) \
 		$(FUZZ_SRC)
 
+$(OUT)/fuzz_ring: $(CORE_SRC) $(HOST_SRC) $(FUZZ_RING_SRC) $(HDRS) | $(OUT)
+	$(FUZZ_CC) $(CFLAGS_COMMON) -O1 -fsanitize=fuzzer,address,undefined \
+		-fno-sanitize-recover=all -o $@ $(CORE_SRC) $(HOST_SRC) \
+		$(FUZZ_RING_SRC)
+
 $(OUT)/gen_seeds: $(CORE_SRC) $(HOST_SRC) $(HERE)/tools/fuzz/gen_seeds.c $(HDRS) | $(OUT)
 	$(HOST_CC) $(CFLAGS_COMMON) -O1 -o $@ $(CORE_SRC) $(HOST_SRC) \
 		$(HERE)/tools/fuzz/gen_seeds.c
@@ -77,24 +83,28 @@ $(OUT)/fuzz_sim: $(CORE_SRC) $(HOST_SRC) $(SIM_SRC) $(HERE)/tools/sim/fuzz_sim.c
 		-fno-sanitize-recover=all -o $@ $(CORE_SRC) $(HOST_SRC) \
 		$(SIM_SRC) $(HERE)/tools/sim/fuzz_sim.c
 
-fuzz: $(OUT)/fuzz_parse $(OUT)/gen_seeds $(OUT)/fuzz_sim
-	mkdir -p $(OUT)/corpus $(OUT)/corpus-sim
+fuzz: $(OUT)/fuzz_parse $(OUT)/gen_seeds $(OUT)/fuzz_sim $(OUT)/fuzz_ring
+	mkdir -p $(OUT)/corpus $(OUT)/corpus-sim $(OUT)/corpus-ring
 	$(OUT)/gen_seeds $(OUT)/corpus
 	$(OUT)/fuzz_parse -max_total_time=$(FUZZ_SECONDS) -max_len=4400 \
 		-print_final_stats=1 -artifact_prefix=$(OUT)/ $(OUT)/corpus
 	$(OUT)/fuzz_sim -max_total_time=$(FUZZ_SECONDS) -max_len=2048 \
 		-print_final_stats=1 -artifact_prefix=$(OUT)/sim- \
 		$(OUT)/corpus-sim
+	$(OUT)/fuzz_ring -max_total_time=$(FUZZ_SECONDS) -max_len=1024 \
+		-print_final_stats=1 -artifact_prefix=$(OUT)/ring- \
+		$(OUT)/corpus-ring
 
 analyze:
-	set -e; for f in $(CORE_SRC) $(HOST_SRC) $(UNIT_SRC) $(FUZZ_SRC); do \
+	set -e; for f in $(CORE_SRC) $(HOST_SRC) $(UNIT_SRC) $(FUZZ_SRC) \
+		$(FUZZ_RING_SRC); do \
 		clang --analyze -Xclang -analyzer-werror -std=gnu11 \
 			-I$(HERE)/include -o /dev/null $$f; \
 	done
 	cppcheck --std=c11 --enable=warning,style,performance,portability \
 		--error-exitcode=1 --inline-suppr --quiet \
 		--suppress=missingIncludeSystem -I$(HERE)/include \
-		$(CORE_SRC) $(HOST_SRC) $(FUZZ_SRC)
+		$(CORE_SRC) $(HOST_SRC) $(FUZZ_SRC) $(FUZZ_RING_SRC)
 
 clean:
 	rm -rf $(OUT)

@@ -15,5 +15,6 @@ int main(void)
 	test_rc();
 	test_engine();
 	test_ud();
+	test_ring();
 	return tap_done();
 }

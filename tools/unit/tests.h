@@ -11,5 +11,6 @@ void test_icrc(void);
 void test_rc(void);
 void test_engine(void);
 void test_ud(void);
+void test_ring(void);
 
 #endif /* _SROCE_UNIT_TESTS_H */

@@ -27,6 +27,7 @@
 #include <linux/ipv6.h>
 
 #include "sroce/psn.h"
+#include "sroce/ring.h"
 #include "sroce/ud.h"
 #include "sroce.h"
 #include "sroce_cq.h"
@@ -60,7 +61,7 @@ static void sroce_ud_send_wc(struct sroce_qp *qp, u64 wr_id,
 
 /* Build the datagram; an ib_wc_status, IB_WC_SUCCESS if queued on @out. */
 static enum ib_wc_status sroce_ud_build(struct sroce_qp *qp,
-					const struct rxe_send_wqe *hdr,
+					const struct sroce_send_entry *e,
 					const struct sroce_ud_send *s,
 					const struct sroce_av *av, void *data,
 					struct sk_buff_head *out)
@@ -81,9 +82,9 @@ static enum ib_wc_status sroce_ud_build(struct sroce_qp *qp,
 		return IB_WC_SUCCESS;
 	}
 	if (s->length) {
-		if (hdr->wr.send_flags & IB_SEND_INLINE) {
+		if (e->inlined) {
 			memcpy(payload, data, s->length);
-		} else if (sroce_wqe_sge_copy(qp, data, hdr->dma.num_sge, 0,
+		} else if (sroce_wqe_sge_copy(qp, data, e->num_sge, 0,
 					  payload, s->length, SROCE_FROM_MR)) {
 			kfree_skb(skb);
 			return IB_WC_LOC_PROT_ERR;
@@ -107,23 +108,23 @@ unsigned int sroce_ud_send_run(struct sroce_qp *qp, struct sk_buff_head *out,
 		return 0;
 	while (budget-- > 0) {
 		const struct rxe_send_wqe *slot = sroce_queue_head(&qp->sq);
-		struct rxe_send_wqe hdr;
+		struct sroce_send_entry e;
 		struct sroce_ud_send s;
 		enum ib_wc_status st;
 		struct sroce_av av;
 
 		if (!slot)
 			return 0;
-		st = sroce_wqe_fetch_ud(qp, slot, &hdr, &s, &av, data);
+		st = sroce_wqe_fetch_ud(qp, slot, &e, &s, &av, data);
 		if (st == IB_WC_SUCCESS)
-			st = sroce_ud_build(qp, &hdr, &s, &av, data, out);
+			st = sroce_ud_build(qp, &e, &s, &av, data, out);
 		sroce_queue_pop(&qp->sq);
 		if (st != IB_WC_SUCCESS) {
 			sroce_count(qp->sdev, SROCE_CNT_UD_BAD_SENDS);
 			pr_warn_ratelimited("%s: QP %u: UD work request failed with status %d\n",
 					    dev_name(&qp->sdev->ibdev.dev),
 					    qp->ibqp.qp_num, st);
-			sroce_ud_send_wc(qp, hdr.wr.wr_id, st);
+			sroce_ud_send_wc(qp, e.wr_id, st);
 			/*
 			 * Send queue error: the rest of the SQ flushes, the
 			 * QP goes on receiving, and SQE -> RTS recovers it
@@ -133,8 +134,8 @@ unsigned int sroce_ud_send_run(struct sroce_qp *qp, struct sk_buff_head *out,
 			sroce_ud_sq_flush(qp);
 			return 0;
 		}
-		if (qp->sig_all || (hdr.wr.send_flags & IB_SEND_SIGNALED))
-			sroce_ud_send_wc(qp, hdr.wr.wr_id, IB_WC_SUCCESS);
+		if (qp->sig_all || (e.flags & IB_SEND_SIGNALED))
+			sroce_ud_send_wc(qp, e.wr_id, IB_WC_SUCCESS);
 	}
 	return sroce_queue_count(&qp->sq) ? SROCE_RUN_AGAIN : 0;
 }

@@ -16,8 +16,11 @@
 #include "sroce.h"
 #include "sroce_mcast.h"
 #include "sroce_net.h"
+#include "sroce_param.h"
+#include "sroce_queue.h"
 #include "sroce/opcode.h"
 #include "sroce/rc_engine.h"
+#include "sroce/ring.h"
 
 /*
  * The pure core (include/sroce/) has no kernel headers; where its numbers
@@ -51,6 +54,69 @@ static_assert(SROCE_UD_SEND_ONLY == IB_OPCODE_UD_SEND_ONLY);
 static_assert(SROCE_UD_SEND_ONLY_IMM ==
 	      IB_OPCODE_UD_SEND_ONLY_WITH_IMMEDIATE);
 static_assert(SROCE_CNP_OPCODE == (IB_OPCODE_CNP | 0x01));
+
+/* The rxe provider's ring entries, as the core decodes them */
+#define SROCE_SWR_OFF(f)	(offsetof(struct rxe_send_wqe, wr.wr.f) - \
+				 offsetof(struct rxe_send_wqe, wr.wr))
+static_assert(offsetof(struct rxe_send_wqe, wr.wr_id) == SROCE_SWQE_WR_ID);
+static_assert(offsetof(struct rxe_send_wqe, wr.opcode) == SROCE_SWQE_OPCODE);
+static_assert(offsetof(struct rxe_send_wqe, wr.send_flags) == SROCE_SWQE_FLAGS);
+static_assert(offsetof(struct rxe_send_wqe, wr.ex) == SROCE_SWQE_EX);
+static_assert(offsetof(struct rxe_send_wqe, wr.wr) == SROCE_SWQE_WR);
+static_assert(offsetof(struct rxe_send_wqe, dma.length) ==
+	      SROCE_SWQE_DMA_LENGTH);
+static_assert(offsetof(struct rxe_send_wqe, dma.num_sge) ==
+	      SROCE_SWQE_DMA_NUM_SGE);
+static_assert(SROCE_SWQE_HDR_LEN == SROCE_SWQE_HDR);
+static_assert(offsetof(struct rxe_send_wqe, dma.inline_data) ==
+	      SROCE_SWQE_HDR_LEN);
+static_assert(SROCE_SWR_OFF(rdma.remote_addr) == SROCE_SWR_RDMA_VA);
+static_assert(SROCE_SWR_OFF(rdma.rkey) == SROCE_SWR_RDMA_RKEY);
+static_assert(SROCE_SWR_OFF(atomic.remote_addr) == SROCE_SWR_ATOMIC_VA);
+static_assert(SROCE_SWR_OFF(atomic.compare_add) ==
+	      SROCE_SWR_ATOMIC_COMPARE_ADD);
+static_assert(SROCE_SWR_OFF(atomic.swap) == SROCE_SWR_ATOMIC_SWAP);
+static_assert(SROCE_SWR_OFF(atomic.rkey) == SROCE_SWR_ATOMIC_RKEY);
+static_assert(SROCE_SWR_OFF(ud.remote_qpn) == SROCE_SWR_UD_QPN);
+static_assert(SROCE_SWR_OFF(ud.remote_qkey) == SROCE_SWR_UD_QKEY);
+static_assert(SROCE_SWR_OFF(ud.pkey_index) == SROCE_SWR_UD_PKEY_INDEX);
+static_assert(SROCE_SWR_OFF(ud.ah_num) == SROCE_SWR_UD_AH_NUM);
+static_assert(SROCE_SWR_OFF(ud.av) == SROCE_SWR_UD_AV);
+static_assert(SROCE_SWR_OFF(mw.addr) == SROCE_SWR_MW_ADDR);
+static_assert(SROCE_SWR_OFF(mw.length) == SROCE_SWR_MW_LENGTH);
+static_assert(SROCE_SWR_OFF(mw.mr_lkey) == SROCE_SWR_MW_MR_LKEY);
+static_assert(SROCE_SWR_OFF(mw.mw_rkey) == SROCE_SWR_MW_MW_RKEY);
+static_assert(SROCE_SWR_OFF(mw.rkey) == SROCE_SWR_MW_RKEY);
+static_assert(SROCE_SWR_OFF(mw.access) == SROCE_SWR_MW_ACCESS);
+static_assert(SROCE_SWR_OFF(reg.mr) == SROCE_SWR_REG_MR);
+static_assert(SROCE_SWR_OFF(reg.key) == SROCE_SWR_REG_KEY);
+static_assert(SROCE_SWR_OFF(reg.access) == SROCE_SWR_REG_ACCESS);
+static_assert(offsetof(struct rxe_recv_wqe, wr_id) == SROCE_RWQE_WR_ID);
+static_assert(offsetof(struct rxe_recv_wqe, dma.num_sge) == SROCE_RWQE_NUM_SGE);
+static_assert(SROCE_RWQE_HDR_LEN == SROCE_RWQE_HDR);
+static_assert(offsetof(struct rxe_sge, addr) == SROCE_SGE_ADDR);
+static_assert(offsetof(struct rxe_sge, length) == SROCE_SGE_LENGTH);
+static_assert(offsetof(struct rxe_sge, lkey) == SROCE_SGE_LKEY);
+static_assert(sizeof(struct rxe_sge) == SROCE_SGE_LEN);
+static_assert(SROCE_WR_OP_RDMA_WRITE == IB_WR_RDMA_WRITE);
+static_assert(SROCE_WR_OP_RDMA_WRITE_IMM == IB_WR_RDMA_WRITE_WITH_IMM);
+static_assert(SROCE_WR_OP_SEND == IB_WR_SEND);
+static_assert(SROCE_WR_OP_SEND_IMM == IB_WR_SEND_WITH_IMM);
+static_assert(SROCE_WR_OP_RDMA_READ == IB_WR_RDMA_READ);
+static_assert(SROCE_WR_OP_CMP_SWAP == IB_WR_ATOMIC_CMP_AND_SWP);
+static_assert(SROCE_WR_OP_FETCH_ADD == IB_WR_ATOMIC_FETCH_AND_ADD);
+static_assert(SROCE_WR_OP_LOCAL_INV == IB_WR_LOCAL_INV);
+static_assert(SROCE_WR_OP_BIND_MW == IB_WR_BIND_MW);
+static_assert(SROCE_WR_OP_SEND_INV == IB_WR_SEND_WITH_INV);
+static_assert(SROCE_WR_OP_ATOMIC_WRITE == SROCE_UWR_ATOMIC_WRITE);
+static_assert(SROCE_WR_OP_REG_MR == IB_WR_REG_MR);
+static_assert(SROCE_SEND_FENCE == IB_SEND_FENCE);
+static_assert(SROCE_SEND_SIGNALED == IB_SEND_SIGNALED);
+static_assert(SROCE_SEND_SOLICITED == IB_SEND_SOLICITED);
+static_assert(SROCE_SEND_INLINE == IB_SEND_INLINE);
+static_assert(SROCE_SEND_IP_CSUM == IB_SEND_IP_CSUM);
+static_assert(SROCE_MAX_MSG_LEN == SROCE_PORT_MAX_MSG_SZ);
+static_assert(SROCE_PORT_PKEY_TBL_LEN == 1);	/* sroce_ring_send_data() */
 
 static struct rdma_link_ops sroce_link_ops = {
 	.type = SROCE_LINK_TYPE,

@@ -7,6 +7,8 @@
  * that the engines read one format only. Reading, every entry is copied
  * out of its ring once, when an engine first reaches it, and checked on
  * the copy: the ring is shared with userspace and may change under us.
+ * The checks are the core's (core/sroce_ring.c: pure, unit-tested and
+ * fuzzed on the host), for user rings and kernel posts alike.
  * An RC or UC send entry goes to its private slot (sroce_wqe_fetch_rc()),
  * a UD one to the datagram it describes (sroce_wqe_fetch_ud()), a receive
  * entry to qp->rwqe (sroce_wqe_take_recv()). The data an entry's SGEs
@@ -20,6 +22,7 @@
 
 #include "sroce/psn.h"
 #include "sroce/rc_engine.h"
+#include "sroce/ring.h"
 #include "sroce/ud.h"
 #include "sroce.h"
 #include "sroce_param.h"
@@ -83,311 +86,166 @@ enum ib_wc_opcode sroce_wqe_wc_opcode(u32 wr_opcode)
 	}
 }
 
-static bool sroce_opcode_allowed(u32 opcode)
+/* What @qp's send queue takes, for the ring-entry checks */
+static void sroce_sq_caps(const struct sroce_qp *qp, struct sroce_sq_caps *caps)
 {
-	switch (opcode) {
-	case IB_WR_SEND:
-	case IB_WR_SEND_WITH_IMM:
-	case IB_WR_RDMA_WRITE:
-	case IB_WR_RDMA_WRITE_WITH_IMM:
-	case IB_WR_RDMA_READ:
-	case IB_WR_ATOMIC_CMP_AND_SWP:
-	case IB_WR_ATOMIC_FETCH_AND_ADD:
-	case IB_WR_SEND_WITH_INV:
-	case IB_WR_LOCAL_INV:
-	case IB_WR_REG_MR:
-	case IB_WR_BIND_MW:
-	case SROCE_UWR_ATOMIC_WRITE:
-		return true;
-	default:
-		return false;
-	}
-}
-
-/* Carried out here, no packets: LOCAL_INV, REG_MR, BIND_MW */
-static bool sroce_opcode_local(u32 opcode)
-{
-	return opcode == IB_WR_LOCAL_INV || opcode == IB_WR_REG_MR ||
-	       opcode == IB_WR_BIND_MW;
-}
-
-static enum sroce_wr_kind sroce_wr_kind(u32 opcode)
-{
-	switch (opcode) {
-	case IB_WR_SEND_WITH_IMM:
-		return SROCE_WR_SEND_IMM;
-	case IB_WR_RDMA_WRITE:
-		return SROCE_WR_WRITE;
-	case IB_WR_RDMA_WRITE_WITH_IMM:
-		return SROCE_WR_WRITE_IMM;
-	case IB_WR_RDMA_READ:
-		return SROCE_WR_READ;
-	case IB_WR_ATOMIC_CMP_AND_SWP:
-		return SROCE_WR_CMP_SWAP;
-	case IB_WR_ATOMIC_FETCH_AND_ADD:
-		return SROCE_WR_FETCH_ADD;
-	case SROCE_UWR_ATOMIC_WRITE:
-		return SROCE_WR_ATOMIC_WRITE;
-	case IB_WR_SEND_WITH_INV:
-		return SROCE_WR_SEND_INV;
-	case IB_WR_LOCAL_INV:
-	case IB_WR_REG_MR:
-	case IB_WR_BIND_MW:
-		return SROCE_WR_LOCAL;
-	default:
-		return SROCE_WR_SEND;
-	}
+	if (sroce_qp_is_ud(qp))
+		caps->type = SROCE_QPT_UD;
+	else if (qp->ibqp.qp_type == IB_QPT_UC)
+		caps->type = SROCE_QPT_UC;
+	else
+		caps->type = SROCE_QPT_RC;
+	caps->user = qp->user;
+	caps->max_sge = qp->sq_max_sge;
+	caps->max_inline = qp->sq_max_inline;
+	caps->mtu = qp->sq_eng.mtu;
 }
 
 /*
- * Copy the data part of send WQE @slot, whose header is copied in @hdr,
- * into @data: its inline bytes, or its SGE list (lkeys are checked when
- * used). @length gets the message length. IB_WC_LOC_LEN_ERR if the WQE
- * holds more than the QP allows.
+ * Copy send entry @slot (shared with userspace, which may change it under
+ * us) once and have it checked on the copy: the header into @hdr, then
+ * the data area it describes into @data. Returns an ib_wc_status; @e is
+ * filled either way (wr_id and opcode always hold).
  */
-static enum ib_wc_status sroce_swqe_copy_data(struct sroce_qp *qp,
-					      const struct rxe_send_wqe *slot,
-					      const struct rxe_send_wqe *hdr,
-					      void *data, u64 *length)
+static enum ib_wc_status sroce_wqe_fetch(struct sroce_qp *qp,
+					 const struct rxe_send_wqe *slot,
+					 u8 *hdr, void *data,
+					 struct sroce_send_entry *e)
 {
-	const struct rxe_sge *sge = data;
-	u32 i;
+	struct sroce_sq_caps caps;
+	u8 st;
 
-	if (hdr->wr.send_flags & IB_SEND_INLINE) {
-		if (hdr->dma.length > qp->sq_max_inline)
-			return IB_WC_LOC_LEN_ERR;
-		*length = hdr->dma.length;
-		memcpy(data, slot->dma.inline_data, *length);
-		return IB_WC_SUCCESS;
-	}
-	if (hdr->dma.num_sge > qp->sq_max_sge)
-		return IB_WC_LOC_LEN_ERR;
-	memcpy(data, slot->dma.sge, hdr->dma.num_sge * sizeof(*sge));
-	*length = 0;
-	for (i = 0; i < hdr->dma.num_sge; i++)
-		*length += sge[i].length;
-	return IB_WC_SUCCESS;
+	memcpy(hdr, slot, SROCE_SWQE_HDR_LEN);
+	sroce_sq_caps(qp, &caps);
+	st = sroce_ring_send_hdr(hdr, &caps, e);
+	if (st != SROCE_WC_SUCCESS)
+		return st;
+	/* at most max_sge SGEs or max_inline bytes: the slot's data area */
+	memcpy(data, slot->dma.inline_data, e->data_len);
+	return sroce_ring_send_data(data, &caps, e);
 }
 
 /*
- * Copy SQ slot @idx into its private entries and check it. The slot is
- * shared with userspace and may change under us: read it once, then use
- * only the copy. Returns an ib_wc_status, IB_WC_SUCCESS when usable.
+ * Copy SQ slot @idx of an RC or UC QP into its private entries (the
+ * engine's and the glue's) and check it; from then on only the copy is
+ * used. Returns an ib_wc_status, IB_WC_SUCCESS when usable.
  */
 enum ib_wc_status sroce_wqe_fetch_rc(struct sroce_qp *qp, u32 idx)
 {
 	const struct rxe_send_wqe *slot = sroce_queue_slot(&qp->sq, idx);
-	struct sroce_wqe *e = &qp->wqe[idx & qp->sq.index_mask];
-	struct sroce_swqe *w = &qp->swqe[idx & qp->sq.index_mask];
-	struct rxe_send_wqe hdr;
+	struct sroce_wqe *w = &qp->wqe[idx & qp->sq.index_mask];
+	struct sroce_swqe *sw = &qp->swqe[idx & qp->sq.index_mask];
+	u8 hdr[SROCE_SWQE_HDR_LEN];
+	struct sroce_send_entry e;
 	enum ib_wc_status st;
-	u64 total;
 
-	memcpy(&hdr, slot, SROCE_SWQE_HDR);
+	memset(sw, 0, sizeof(*sw));
 	memset(w, 0, sizeof(*w));
-	memset(e, 0, sizeof(*e));
-	w->data = qp->swqe_data + (size_t)(idx & qp->sq.index_mask) *
-		  qp->sq_data_size;
-	w->wr_id = hdr.wr.wr_id;
-	w->opcode = hdr.wr.opcode;
-	w->imm = hdr.wr.ex.imm_data;
-	e->kind = sroce_wr_kind(w->opcode);
-	if (sroce_wr_atomic(w->opcode)) {
-		e->remote_addr = hdr.wr.wr.atomic.remote_addr;
-		e->rkey = hdr.wr.wr.atomic.rkey;
-		if (w->opcode == IB_WR_ATOMIC_CMP_AND_SWP) {
-			e->swap_add = hdr.wr.wr.atomic.swap;
-			e->compare = hdr.wr.wr.atomic.compare_add;
-		} else {
-			e->swap_add = hdr.wr.wr.atomic.compare_add;
-		}
-	} else {
-		e->remote_addr = hdr.wr.wr.rdma.remote_addr;
-		e->rkey = hdr.wr.wr.rdma.rkey;
-	}
-	if (hdr.wr.send_flags & IB_SEND_SIGNALED)
-		e->flags |= SROCE_WQE_SIGNALED;
-	if (hdr.wr.send_flags & IB_SEND_SOLICITED)
-		e->flags |= SROCE_WQE_SOLICITED;
-	if (hdr.wr.send_flags & IB_SEND_FENCE)
-		e->flags |= SROCE_WQE_FENCE;
-
-	if (!sroce_opcode_allowed(w->opcode) ||
-	    (qp->ibqp.qp_type == IB_QPT_UC &&
-	     (w->opcode == IB_WR_RDMA_READ || sroce_wr_atomic(w->opcode) ||
-	      w->opcode == IB_WR_SEND_WITH_INV ||
-	      w->opcode == SROCE_UWR_ATOMIC_WRITE)))
-		return IB_WC_LOC_QP_OP_ERR;
-	if (hdr.wr.send_flags & ~(IB_SEND_FENCE | IB_SEND_SIGNALED |
-				  IB_SEND_SOLICITED | IB_SEND_INLINE))
-		return IB_WC_LOC_QP_OP_ERR;
-	w->inv_rkey = hdr.wr.ex.invalidate_rkey;
-	if (sroce_opcode_local(w->opcode)) {
-		/*
-		 * No data, no SGEs. REG_MR names an ib_mr by its kernel
-		 * address: only a kernel QP's ring may hold one.
-		 */
-		if (w->opcode == IB_WR_REG_MR) {
-			if (qp->user)
-				return IB_WC_LOC_QP_OP_ERR;
-			w->reg_mr = hdr.wr.wr.reg.mr;
-			w->reg_key = hdr.wr.wr.reg.key;
-			w->reg_access = hdr.wr.wr.reg.access;
-		} else if (w->opcode == IB_WR_BIND_MW) {
-			w->mw_rkey = hdr.wr.wr.mw.mw_rkey;
-			w->bind_rkey = hdr.wr.wr.mw.rkey;
-			w->mr_lkey = hdr.wr.wr.mw.mr_lkey;
-			w->bind_addr = hdr.wr.wr.mw.addr;
-			w->bind_length = hdr.wr.wr.mw.length;
-			w->bind_access = hdr.wr.wr.mw.access;
-		} else {
-			/* nothing before it may be sent again after it */
-			e->flags |= SROCE_WQE_ORDERED;
-		}
-		return IB_WC_SUCCESS;
-	}
-
-	if (w->opcode == SROCE_UWR_ATOMIC_WRITE) {
-		/*
-		 * Its 8 bytes are in the slot (no SGEs, no inline flag
-		 * needed), read once: every slot's data area holds at
-		 * least one SGE. The address's alignment is the
-		 * responder's to check, as for the other atomics.
-		 */
-		BUILD_BUG_ON(sizeof(struct rxe_sge) < 8);
-		memcpy(&e->swap_add, slot->dma.inline_data, 8);
-		e->length = 8;
-		return IB_WC_SUCCESS;
-	}
-	/* A READ or an atomic has nowhere to take inline data from */
-	if ((hdr.wr.send_flags & IB_SEND_INLINE) &&
-	    (w->opcode == IB_WR_RDMA_READ || sroce_wr_atomic(w->opcode)))
-		return IB_WC_LOC_LEN_ERR;
-	/*
-	 * The remote address of an atomic is not checked here: a
-	 * misaligned one is the responder's to refuse (NAK invalid
-	 * request), as on the wire from any other requester.
-	 */
-	st = sroce_swqe_copy_data(qp, slot, &hdr, w->data, &total);
-	if (st != IB_WC_SUCCESS)
-		return st;
-	if (hdr.wr.send_flags & IB_SEND_INLINE)
-		w->inlined = true;
-	else
-		w->num_sge = hdr.dma.num_sge;
-	/*
-	 * At most 2 GiB, and fewer than 2^23 packets: PSNs are compared
-	 * over half their space (a 2 GiB message at path MTU 256 is
-	 * refused).
-	 */
-	if (total > SROCE_PORT_MAX_MSG_SZ ||
-	    sroce_msg_npkts(total, qp->sq_eng.mtu) >= SROCE_PSN_HALF)
-		return IB_WC_LOC_LEN_ERR;
-	e->length = total;
-	if (sroce_wr_atomic(w->opcode)) {
-		/* the original value lands in the first 8 bytes */
-		if (total < 8)
-			return IB_WC_LOC_LEN_ERR;
-		e->length = 8;
-	}
-	return IB_WC_SUCCESS;
+	sw->data = qp->swqe_data + (size_t)(idx & qp->sq.index_mask) *
+		   qp->sq_data_size;
+	st = sroce_wqe_fetch(qp, slot, hdr, sw->data, &e);
+	w->kind = e.kind;
+	w->flags = e.wqe_flags;
+	w->remote_addr = e.remote_addr;
+	w->rkey = e.rkey;
+	w->swap_add = e.swap_add;
+	w->compare = e.compare;
+	w->length = e.length;
+	sw->wr_id = e.wr_id;
+	sw->opcode = e.opcode;
+	sw->imm = (__force __be32)e.ex;
+	sw->inv_rkey = e.ex;
+	sw->inlined = e.inlined;
+	sw->num_sge = e.inlined ? 0 : e.num_sge;
+	sw->reg_mr = (struct ib_mr *)(uintptr_t)e.reg_mr;
+	sw->reg_key = e.reg_key;
+	sw->reg_access = e.reg_access;
+	sw->mw_rkey = e.mw_rkey;
+	sw->bind_rkey = e.mw_new_rkey;
+	sw->mr_lkey = e.mw_lkey;
+	sw->bind_addr = e.mw_addr;
+	sw->bind_length = e.mw_length;
+	sw->bind_access = e.mw_access;
+	return st;
 }
 
 /*
- * Copy the WQE at the head of the SQ and check it; on success @s and @av
- * describe the datagram and the SGE list or inline bytes are in @data.
+ * Copy the UD send entry at @slot and check it; on success @e, @s and
+ * @av describe the datagram and the SGE list or inline bytes are in
+ * @data. @e->wr_id holds either way.
  */
 enum ib_wc_status sroce_wqe_fetch_ud(struct sroce_qp *qp,
 				     const struct rxe_send_wqe *slot,
-				     struct rxe_send_wqe *hdr,
+				     struct sroce_send_entry *e,
 				     struct sroce_ud_send *s,
 				     struct sroce_av *av, void *data)
 {
+	u8 hdr[SROCE_SWQE_HDR_LEN];
 	enum ib_wc_status st;
-	u64 total;
-	u32 flags;
 
-	memcpy(hdr, slot, SROCE_SWQE_HDR);
-	flags = hdr->wr.send_flags;
-	if (hdr->wr.opcode != IB_WR_SEND &&
-	    hdr->wr.opcode != IB_WR_SEND_WITH_IMM)
-		return IB_WC_LOC_QP_OP_ERR;
-	/* A fence orders nothing on UD, and there is no checksum offload */
-	if (flags & ~(IB_SEND_SIGNALED | IB_SEND_SOLICITED | IB_SEND_INLINE |
-		      IB_SEND_FENCE | IB_SEND_IP_CSUM))
-		return IB_WC_LOC_QP_OP_ERR;
-
-	memset(s, 0, sizeof(*s));
-	s->imm = hdr->wr.opcode == IB_WR_SEND_WITH_IMM;
-	s->imm_data = be32_to_cpu(hdr->wr.ex.imm_data);
-	s->se = flags & IB_SEND_SOLICITED;
-	s->remote_qpn = hdr->wr.wr.ud.remote_qpn;
-	s->remote_qkey = hdr->wr.wr.ud.remote_qkey;
-
-	st = sroce_swqe_copy_data(qp, slot, hdr, data, &total);
+	st = sroce_wqe_fetch(qp, slot, hdr, data, e);
 	if (st != IB_WC_SUCCESS)
 		return st;
-	if (total > SROCE_MAX_PAYLOAD)
-		return IB_WC_LOC_LEN_ERR;
-	s->length = total;
-	/* GSI sends name a P_Key index: ours has one entry */
-	if (hdr->wr.wr.ud.pkey_index >= SROCE_PORT_PKEY_TBL_LEN)
-		return IB_WC_LOC_QP_OP_ERR;
+	memset(s, 0, sizeof(*s));
+	s->imm = e->opcode == IB_WR_SEND_WITH_IMM;
+	s->imm_data = be32_to_cpu((__force __be32)e->ex);
+	s->se = e->flags & IB_SEND_SOLICITED;
+	s->remote_qpn = e->remote_qpn;
+	s->remote_qkey = e->remote_qkey;
+	s->length = e->length;
 	/*
 	 * A user WQE names its AH by number; a kernel WQE (in kernel
 	 * memory) carries the address vector, copied at post time.
 	 */
 	if (!qp->user)
-		memcpy(av, &hdr->wr.wr.ud.av, sizeof(*av));
-	else if (!sroce_ah_get_av(qp->sdev, qp->ibqp.pd,
-				  hdr->wr.wr.ud.ah_num, av))
+		memcpy(av, hdr + SROCE_SWQE_WR + SROCE_SWR_UD_AV, sizeof(*av));
+	else if (!sroce_ah_get_av(qp->sdev, qp->ibqp.pd, e->ah_num, av))
 		return IB_WC_LOC_QP_OP_ERR;
 	av->sport = sroce_flow_sport(qp->ibqp.qp_num, s->remote_qpn);
 	return IB_WC_SUCCESS;
 }
 
-/* Kernel callers: turn an ib_send_wr into an SQ entry. qp->lock held. */
+/*
+ * Kernel callers: turn an ib_send_wr into an SQ entry, and refuse it
+ * (-EINVAL) unless it passes the checks every entry passes when the
+ * requester takes it (sroce_ring_send_hdr(), sroce_ring_send_data()):
+ * a kernel caller learns at once. A few rules only a kernel caller's WR
+ * can break are checked before that: the WR container its opcode names,
+ * the AH and its PD, a LOCAL_INV or REG_MR with data, a misaligned
+ * atomic (refused now rather than NAKed by the peer), a datagram beyond
+ * the active MTU. qp->lock held.
+ */
 int sroce_wqe_post_send(struct sroce_qp *qp, const struct ib_send_wr *wr)
 {
 	u32 prod = qp->sq.buf->producer_index;
+	struct sroce_send_entry e;
 	struct rxe_send_wqe *wqe;
+	struct sroce_sq_caps caps;
 	int i;
 
 	if (wr->num_sge < 0 || wr->num_sge > qp->sq_max_sge)
 		return -EINVAL;
 	if (sroce_qp_is_ud(qp) && (!ud_wr(wr)->ah ||
-				   ud_wr(wr)->ah->pd != qp->ibqp.pd ||
-				   (wr->opcode != IB_WR_SEND &&
-				    wr->opcode != IB_WR_SEND_WITH_IMM)))
+				   ud_wr(wr)->ah->pd != qp->ibqp.pd))
 		return -EINVAL;
 	switch (wr->opcode) {
 	case IB_WR_SEND:
 	case IB_WR_SEND_WITH_IMM:
 	case IB_WR_RDMA_WRITE:
 	case IB_WR_RDMA_WRITE_WITH_IMM:
-		break;
 	case IB_WR_SEND_WITH_INV:
-		if (qp->ibqp.qp_type != IB_QPT_RC)
-			return -EINVAL;
+	case IB_WR_RDMA_READ:
 		break;
 	case IB_WR_LOCAL_INV:
 	case IB_WR_REG_MR:
 		/* nothing to send: no data, no SGEs */
-		if (sroce_qp_is_ud(qp) || wr->num_sge ||
-		    (wr->send_flags & IB_SEND_INLINE) ||
+		if (wr->num_sge || (wr->send_flags & IB_SEND_INLINE) ||
 		    (wr->opcode == IB_WR_REG_MR && !reg_wr(wr)->mr))
 			return -EINVAL;
 		break;
 	case IB_WR_ATOMIC_CMP_AND_SWP:
 	case IB_WR_ATOMIC_FETCH_AND_ADD:
-		/* refused now rather than failing the QP (or its peer's) */
-		/* (and under 8 bytes of SGEs, below) */
-		if ((wr->send_flags & IB_SEND_INLINE) ||
-		    (atomic_wr(wr)->remote_addr & 7))
-			return -EINVAL;
-		fallthrough;
-	case IB_WR_RDMA_READ:
-		if (qp->ibqp.qp_type != IB_QPT_RC)
+		if (atomic_wr(wr)->remote_addr & 7)
 			return -EINVAL;
 		break;
 	default:
@@ -450,22 +308,21 @@ int sroce_wqe_post_send(struct sroce_qp *qp, const struct ib_send_wr *wr)
 		}
 		wqe->dma.length = len;
 	} else {
-		u64 total = 0;
-
 		for (i = 0; i < wr->num_sge; i++) {
-			total += wr->sg_list[i].length;
 			wqe->dma.sge[i].addr = wr->sg_list[i].addr;
 			wqe->dma.sge[i].length = wr->sg_list[i].length;
 			wqe->dma.sge[i].lkey = wr->sg_list[i].lkey;
 		}
-		/* Refused here rather than failed later with the QP. */
-		if (total > SROCE_PORT_MAX_MSG_SZ ||
-		    (sroce_wr_atomic(wr->opcode) && total < 8) ||
-		    (sroce_qp_is_ud(qp) &&
-		     total > ib_mtu_enum_to_int(sroce_active_mtu(qp->sdev))))
-			return -EINVAL;
 		wqe->dma.num_sge = wr->num_sge;
 	}
+	/* Kernel memory, written just now: checked in place */
+	sroce_sq_caps(qp, &caps);
+	if (sroce_ring_send_hdr((const u8 *)wqe, &caps, &e) ||
+	    sroce_ring_send_data(wqe->dma.inline_data, &caps, &e))
+		return -EINVAL;
+	if (sroce_qp_is_ud(qp) &&
+	    e.length > ib_mtu_enum_to_int(sroce_active_mtu(qp->sdev)))
+		return -EINVAL;
 	sroce_queue_publish(&qp->sq, &prod);
 	return 0;
 }
@@ -510,26 +367,21 @@ int sroce_wqe_post_recv(struct sroce_queue *q, u32 max_sge,
 static bool sroce_recv_copy(struct sroce_qp *qp,
 			    const struct rxe_recv_wqe *slot, u32 max_sge)
 {
-	struct rxe_recv_wqe hdr;
-	u64 total = 0;
-	u32 i;
+	u8 hdr[SROCE_RWQE_HDR_LEN];
+	bool ok;
 
-	memcpy(&hdr, slot, SROCE_RWQE_HDR);
-	qp->rwqe->wr_id = hdr.wr_id;
-	qp->rwqe->num_sge = hdr.dma.num_sge;
-	if (qp->rwqe->num_sge > max_sge) {
-		qp->rwqe->num_sge = 0;
-		qp->rwqe->length = 0;
-		qp->rwqe_valid = true;
-		return false;
+	memcpy(hdr, slot, sizeof(hdr));
+	ok = sroce_ring_recv_hdr(hdr, max_sge, &qp->rwqe->wr_id,
+				 &qp->rwqe->num_sge);
+	qp->rwqe->length = 0;
+	if (ok) {
+		memcpy(qp->rwqe->sge, slot->dma.sge,
+		       qp->rwqe->num_sge * sizeof(struct rxe_sge));
+		qp->rwqe->length = sroce_ring_recv_len((const u8 *)qp->rwqe->sge,
+						       qp->rwqe->num_sge);
 	}
-	memcpy(qp->rwqe->sge, slot->dma.sge,
-	       qp->rwqe->num_sge * sizeof(struct rxe_sge));
-	for (i = 0; i < qp->rwqe->num_sge; i++)
-		total += qp->rwqe->sge[i].length;
-	qp->rwqe->length = min_t(u64, total, SROCE_PORT_MAX_MSG_SZ);
 	qp->rwqe_valid = true;
-	return true;
+	return ok;
 }
 
 /*

@@ -16,6 +16,7 @@ struct sroce_qp;
 struct sroce_queue;
 struct sroce_av;
 struct sroce_ud_send;
+struct sroce_send_entry;
 
 /* Kernel callers' work requests into a ring; qp->lock or the SRQ's held */
 int sroce_wqe_post_send(struct sroce_qp *qp, const struct ib_send_wr *wr);
@@ -27,7 +28,7 @@ int sroce_wqe_post_recv(struct sroce_queue *q, u32 max_sge,
 enum ib_wc_status sroce_wqe_fetch_rc(struct sroce_qp *qp, u32 idx);
 enum ib_wc_status sroce_wqe_fetch_ud(struct sroce_qp *qp,
 				     const struct rxe_send_wqe *slot,
-				     struct rxe_send_wqe *hdr,
+				     struct sroce_send_entry *e,
 				     struct sroce_ud_send *s,
 				     struct sroce_av *av, void *data);
 enum ib_wc_opcode sroce_wqe_wc_opcode(u32 wr_opcode);
