@@ -175,14 +175,27 @@ enum sroce_timer_op {
 	SROCE_TIMER_RNR,	/* stop it; arm the RNR timer for timer_ns */
 };
 
-/* What one send-side event asks the glue to do, in this order. */
+/*
+ * What one send-side event asks the glue to do, in this order (the
+ * kernel glue, the simulator and the unit tests all follow it):
+ *   1. events: count them; the WQEs before e->comp completed (the glue
+ *      knew comp before the event): complete them in queue order;
+ *      drained: raise IB_EVENT_SQ_DRAINED;
+ *   2. error: the QP goes to the error state (e->err_* say which WQE),
+ *      and nothing below is carried out;
+ *   3. timer: the retransmit or RNR timer;
+ *   4. kick: the requester may have packets to send;
+ *   5. place, last and only if the QP did not fail: copy the payload,
+ *      then call sroce_comp_placed() and carry out what it returns in
+ *      the same order (the WQE placed into completes there). The WQEs
+ *      that complete in step 1 are all before the one placed into.
+ */
 struct sroce_sq_act {
 	/*
-	 * 1. READ response payload: copy it to WQE place_idx at place_off;
+	 * 5. READ response payload: copy it to WQE place_idx at place_off;
 	 *    ATOMIC ACK (atomic): write atomic_orig, 8 bytes in CPU order,
 	 *    to the atomic WQE's local buffer (place_off 0, place_len 8);
-	 *    the answer to an ATOMIC WRITE (awrite): nothing to copy.  Then
-	 *    call sroce_comp_placed().
+	 *    the answer to an ATOMIC WRITE (awrite): nothing to copy.
 	 */
 	bool	place;
 	bool	atomic;
@@ -191,17 +204,16 @@ struct sroce_sq_act {
 	u32	place_off;
 	u32	place_len;
 	u64	atomic_orig;
-	/* 2. WQEs before e->comp completed (the glue knew comp before) */
-	/* 3. error: the QP goes to error (e->err_* say which WQE) */
+	/* 2. error: the QP goes to error (e->err_* say which WQE) */
 	bool	error;
-	/* 4. timers */
+	/* 3. timers */
 	u8	timer;		/* enum sroce_timer_op */
 	u64	timer_ns;
-	/* 5. the requester may have packets to send */
+	/* 4. the requester may have packets to send */
 	bool	kick;
-	/* 6. SQD drained: raise IB_EVENT_SQ_DRAINED */
+	/* 1. SQD drained: raise IB_EVENT_SQ_DRAINED */
 	bool	drained;
-	u32	events;		/* BIT(enum sroce_eng_event) */
+	u32	events;		/* 1. BIT(enum sroce_eng_event) */
 };
 
 /* One request packet to build: headers, then payload from the WQE. */
@@ -225,6 +237,15 @@ struct sroce_tx_req {
 	u32	len;
 	bool	retransmit;	/* PSN was sent before */
 };
+
+/*
+ * The headers of request @tx to QP @dqpn under @pkey: the one step from
+ * the requester's decision to the wire's headers, for every glue. @imm
+ * (ImmDt, in CPU order) and @ieth_rkey (the R_Key to invalidate) are the
+ * WQE's, used where @tx carries them.
+ */
+void sroce_tx_req_hdrs(const struct sroce_tx_req *tx, u32 dqpn, u16 pkey,
+		       u32 imm, u32 ieth_rkey, struct sroce_hdrs *h);
 
 enum sroce_req_verdict {
 	SROCE_REQ_SEND,		/* build and send tx */
@@ -462,6 +483,12 @@ struct sroce_tx_rsp {
 	u32	rkey;
 	u32	len;
 };
+
+/* The headers of ACK or NAK @ack, and of READ response or ATOMIC ACK @rsp */
+void sroce_tx_ack_hdrs(const struct sroce_tx_ack *ack, u32 dqpn, u16 pkey,
+		       struct sroce_hdrs *h);
+void sroce_tx_rsp_hdrs(const struct sroce_tx_rsp *rsp, u32 dqpn, u16 pkey,
+		       struct sroce_hdrs *h);
 
 void sroce_rq_init(struct sroce_rq_eng *e, struct sroce_rd_res *res,
 		   u32 nres_max);

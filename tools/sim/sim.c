@@ -389,11 +389,7 @@ static void send_ack(struct sim *w, struct sim_side *s,
 {
 	struct sroce_hdrs h;
 
-	memset(&h, 0, sizeof(h));
-	h.bth.opcode = SROCE_RC_ACK;
-	h.bth.psn = ack->psn;
-	h.aeth.syndrome = ack->syndrome;
-	h.aeth.msn = ack->msn;
+	sroce_tx_ack_hdrs(ack, w->p.qpn[s->peer->id], SROCE_DEFAULT_PKEY, &h);
 	w->res->cnt[SC_ACKS_SENT]++;
 	sim_note(w, s->id, ST_TX_ACK, SROCE_RC_ACK, ack->psn, ack->syndrome,
 		 ack->msn);
@@ -644,23 +640,8 @@ static void req_send(struct sim *w, struct sim_side *s,
 	if (op->kind == SROCE_WR_READ && tx->reth &&
 	    tx->va - op->rva + tx->dma_len > op->rd_req_hi)
 		op->rd_req_hi = tx->va - op->rva + tx->dma_len;
-	memset(&h, 0, sizeof(h));
-	h.bth.opcode = tx->opcode;
-	h.bth.psn = tx->psn;
-	h.bth.ackreq = tx->ackreq;
-	h.bth.se = tx->se;
-	h.reth.va = tx->va;
-	h.reth.rkey = tx->rkey;
-	h.reth.len = tx->dma_len;
-	if (tx->atomic) {
-		h.reth.va = 0;
-		h.reth.rkey = 0;
-		h.atmeth.va = tx->va;
-		h.atmeth.rkey = tx->rkey;
-		h.atmeth.swap_add = tx->swap_add;
-		h.atmeth.compare = tx->compare;
-	}
-	h.imm = op->imm;
+	sroce_tx_req_hdrs(tx, w->p.qpn[s->peer->id], SROCE_DEFAULT_PKEY,
+			  op->imm, 0, &h);
 	if (tx->retransmit)
 		w->res->cnt[SC_RETRANSMITS]++;
 	sim_note(w, s->id, ST_TX_REQ, tx->opcode, tx->psn,
@@ -882,10 +863,9 @@ static void sq_exec(struct sim *w, struct sim_side *s,
 {
 	struct sroce_sq_act act2;
 
+	/* In the order struct sroce_sq_act gives, as the kernel glue */
 	count_events(w, act->events);
 	if (w->failed)
-		return;
-	if (act->place && !sq_place(w, s, act, payload, plen))
 		return;
 	sq_report(w, s);
 	if (act->error)
@@ -894,7 +874,9 @@ static void sq_exec(struct sim *w, struct sim_side *s,
 		sq_timer(w, s, act);
 	if (act->kick)
 		s->want_req = true;
-	if (act->place && !w->failed) {
+	if (act->place && !s->qp_err && !w->failed) {
+		if (!sq_place(w, s, act, payload, plen))
+			return;
 		memset(&act2, 0, sizeof(act2));
 		sroce_comp_placed(&s->sq, act, true, &act2);
 		sq_checked(w, s, "sroce_comp_placed");
@@ -1257,12 +1239,8 @@ static void send_read_rsp(struct sim *w, struct sim_side *s,
 	struct sroce_hdrs h;
 
 	if (r->opcode == SROCE_RC_ATOMIC_ACK && !r->len) {
-		memset(&h, 0, sizeof(h));
-		h.bth.opcode = r->opcode;
-		h.bth.psn = r->psn;
-		h.aeth.syndrome = r->syndrome;
-		h.aeth.msn = r->msn;
-		h.atmack.orig = r->orig;
+		sroce_tx_rsp_hdrs(r, w->p.qpn[s->peer->id], SROCE_DEFAULT_PKEY,
+				  &h);
 		sim_note(w, s->id, ST_TX_RSP, r->opcode, r->psn, r->orig, 0);
 		send_pkt(w, s, &h, NULL, 0);
 		return;
@@ -1286,11 +1264,7 @@ static void send_read_rsp(struct sim *w, struct sim_side *s,
 			return;
 		}
 	}
-	memset(&h, 0, sizeof(h));
-	h.bth.opcode = r->opcode;
-	h.bth.psn = r->psn;
-	h.aeth.syndrome = r->syndrome;
-	h.aeth.msn = r->msn;
+	sroce_tx_rsp_hdrs(r, w->p.qpn[s->peer->id], SROCE_DEFAULT_PKEY, &h);
 	w->res->cnt[SC_READ_RESP_SENT]++;
 	sim_note(w, s->id, ST_TX_RSP, r->opcode, r->psn, r->va, r->len);
 	send_pkt(w, s, &h, mr ? mr_ptr(s, mr, r->va) : NULL, r->len);

@@ -129,18 +129,8 @@ static void req_run(struct end *x, int dir)
 		}
 		if (v != SROCE_REQ_SEND)
 			return;
-		h.bth.opcode = tx.opcode;
-		h.bth.psn = tx.psn;
-		h.bth.ackreq = tx.ackreq;
-		h.reth.va = tx.va;
-		h.reth.rkey = tx.rkey;
-		h.reth.len = tx.dma_len;
-		h.atmeth.va = tx.va;
-		h.atmeth.rkey = tx.rkey;
-		h.atmeth.swap_add = tx.swap_add;
-		h.atmeth.compare = tx.compare;
-		h.imm = 0xabcd;
-		h.ieth_rkey = tx.ieth ? 0x7700 + tx.idx : 0;
+		sroce_tx_req_hdrs(&tx, 0, 0xffff, 0xabcd, 0x7700 + tx.idx,
+				  &h);
 		emit(dir, &h, tx.awrite ? (u8 *)&tx.swap_add :
 		     x->local[tx.idx % SQ_SIZE] + tx.off, tx.len);
 	}
@@ -154,18 +144,11 @@ static void resp_run(struct end *x, int dir)
 		struct sroce_hdrs h = {};
 
 		if (r.is_ack) {
-			h.bth.opcode = SROCE_RC_ACK;
-			h.bth.psn = r.ack.psn;
-			h.aeth.syndrome = r.ack.syndrome;
-			h.aeth.msn = r.ack.msn;
+			sroce_tx_ack_hdrs(&r.ack, 0, 0xffff, &h);
 			emit(dir, &h, NULL, 0);
 			continue;
 		}
-		h.bth.opcode = r.opcode;
-		h.bth.psn = r.psn;
-		h.aeth.syndrome = r.syndrome;
-		h.aeth.msn = r.msn;
-		h.atmack.orig = r.orig;
+		sroce_tx_rsp_hdrs(&r, 0, 0xffff, &h);
 		emit(dir, &h, x->mem + r.va, r.len);
 	}
 }

@@ -69,32 +69,12 @@ static int sroce_req_build(struct sroce_qp *qp, const struct sroce_tx_req *tx,
 			   struct sk_buff_head *out)
 {
 	const struct sroce_swqe *w = &qp->swqe[tx->idx & qp->sq.index_mask];
-	struct sroce_hdrs h = {};
+	struct sroce_hdrs h;
 	struct sk_buff *skb;
 	u8 *payload;
 
-	h.bth.opcode = tx->opcode;
-	h.bth.se = tx->se;
-	h.bth.ackreq = tx->ackreq;
-	h.bth.pkey = SROCE_DEFAULT_PKEY;
-	h.bth.dqpn = qp->dest_qpn;
-	h.bth.psn = tx->psn;
-	if (tx->reth) {
-		h.reth.va = tx->va;
-		h.reth.rkey = tx->rkey;
-		h.reth.len = tx->dma_len;
-	}
-	if (tx->imm)
-		h.imm = be32_to_cpu(w->imm);
-	if (tx->ieth)
-		h.ieth_rkey = w->inv_rkey;
-	if (tx->atomic) {
-		h.atmeth.va = tx->va;
-		h.atmeth.rkey = tx->rkey;
-		h.atmeth.swap_add = tx->swap_add;
-		h.atmeth.compare = tx->compare;
-	}
-
+	sroce_tx_req_hdrs(tx, qp->dest_qpn, SROCE_DEFAULT_PKEY,
+			  be32_to_cpu(w->imm), w->inv_rkey, &h);
 	skb = sroce_pkt_new(qp, &h, tx->len, &payload);
 	if (!skb)
 		return -ENOMEM;	/* lost like on the wire: resent later */

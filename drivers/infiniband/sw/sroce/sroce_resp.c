@@ -25,16 +25,11 @@
 static void sroce_resp_ack(struct sroce_qp *qp, struct sk_buff_head *out,
 			   const struct sroce_tx_ack *ack)
 {
-	struct sroce_hdrs h = {};
+	struct sroce_hdrs h;
 	struct sk_buff *skb;
 	u8 *payload;
 
-	h.bth.opcode = SROCE_RC_ACK;
-	h.bth.pkey = SROCE_DEFAULT_PKEY;
-	h.bth.dqpn = qp->dest_qpn;
-	h.bth.psn = ack->psn;
-	h.aeth.syndrome = ack->syndrome;
-	h.aeth.msn = ack->msn;
+	sroce_tx_ack_hdrs(ack, qp->dest_qpn, SROCE_DEFAULT_PKEY, &h);
 	skb = sroce_pkt_new(qp, &h, 0, &payload);
 	if (!skb)
 		return;		/* the requester will time out and resend */
@@ -247,18 +242,12 @@ static int sroce_resp_read_build(struct sroce_qp *qp,
 				 const struct sroce_tx_rsp *rsp,
 				 struct sk_buff_head *out)
 {
-	struct sroce_hdrs h = {};
+	struct sroce_hdrs h;
 	struct sk_buff *skb;
 	struct sroce_mr *mr;
 	u8 *payload;
 
-	h.bth.opcode = rsp->opcode;
-	h.bth.pkey = SROCE_DEFAULT_PKEY;
-	h.bth.dqpn = qp->dest_qpn;
-	h.bth.psn = rsp->psn;
-	h.aeth.syndrome = rsp->syndrome;
-	h.aeth.msn = rsp->msn;
-	h.atmack.orig = rsp->orig;
+	sroce_tx_rsp_hdrs(rsp, qp->dest_qpn, SROCE_DEFAULT_PKEY, &h);
 	skb = sroce_pkt_new(qp, &h, rsp->len, &payload);
 	if (!skb)
 		return -ENOMEM;	/* lost: the requester asks again */

@@ -35,6 +35,7 @@
  *   receive WQE stays for the next); a message longer than the receive
  *   WQE completes it with a local length error, the QP stays up.
  */
+#include "sroce/opcode.h"
 #include "sroce/rc_engine.h"
 
 #define SROCE_ACK_COALESCE	16
@@ -722,4 +723,29 @@ bool sroce_rq_check(const struct sroce_rq_eng *e)
 	bad |= SROCE_ENGINE_WARN(e->seq == SROCE_SEQ_SEND &&
 				(!e->rwqe_held || e->msg_off > e->rwqe_len));
 	return !bad;
+}
+
+void sroce_tx_ack_hdrs(const struct sroce_tx_ack *ack, u32 dqpn, u16 pkey,
+		       struct sroce_hdrs *h)
+{
+	memset(h, 0, sizeof(*h));
+	h->bth.opcode = SROCE_RC_ACK;
+	h->bth.pkey = pkey;
+	h->bth.dqpn = dqpn;
+	h->bth.psn = ack->psn;
+	h->aeth.syndrome = ack->syndrome;
+	h->aeth.msn = ack->msn;
+}
+
+void sroce_tx_rsp_hdrs(const struct sroce_tx_rsp *rsp, u32 dqpn, u16 pkey,
+		       struct sroce_hdrs *h)
+{
+	memset(h, 0, sizeof(*h));
+	h->bth.opcode = rsp->opcode;
+	h->bth.pkey = pkey;
+	h->bth.dqpn = dqpn;
+	h->bth.psn = rsp->psn;
+	h->aeth.syndrome = rsp->syndrome;
+	h->aeth.msn = rsp->msn;
+	h->atmack.orig = rsp->orig;
 }

@@ -1201,3 +1201,30 @@ bool sroce_sq_check(const struct sroce_sq_eng *e)
 	bad |= SROCE_ENGINE_WARN(e->state == SROCE_SQ_ERROR && !e->err_set);
 	return !bad;
 }
+
+void sroce_tx_req_hdrs(const struct sroce_tx_req *tx, u32 dqpn, u16 pkey,
+		       u32 imm, u32 ieth_rkey, struct sroce_hdrs *h)
+{
+	memset(h, 0, sizeof(*h));
+	h->bth.opcode = tx->opcode;
+	h->bth.se = tx->se;
+	h->bth.ackreq = tx->ackreq;
+	h->bth.pkey = pkey;
+	h->bth.dqpn = dqpn;
+	h->bth.psn = tx->psn;
+	if (tx->reth) {
+		h->reth.va = tx->va;
+		h->reth.rkey = tx->rkey;
+		h->reth.len = tx->dma_len;
+	}
+	if (tx->imm)
+		h->imm = imm;
+	if (tx->ieth)
+		h->ieth_rkey = ieth_rkey;
+	if (tx->atomic) {
+		h->atmeth.va = tx->va;
+		h->atmeth.rkey = tx->rkey;
+		h->atmeth.swap_add = tx->swap_add;
+		h->atmeth.compare = tx->compare;
+	}
+}
