@@ -6,7 +6,7 @@
 
 Documentation/design.rst's file map gives every file of
 drivers/infiniband/sw/sroce/ a layer (core, objects, formats, wire,
-engine, sched, entry, bottom to top). This checks, and exits 1 on any
+glue, sched, entry, bottom to top). This checks, and exits 1 on any
 finding:
 
 - every source file of the driver is in the map, and every file in the
@@ -33,7 +33,7 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DRV = os.path.join(ROOT, "drivers/infiniband/sw/sroce")
 DOC = os.path.join(ROOT, "Documentation/design.rst")
-LAYERS = ["core", "objects", "formats", "wire", "engine", "sched", "entry"]
+LAYERS = ["core", "objects", "formats", "wire", "glue", "sched", "entry"]
 
 
 def file_map():

@@ -2,7 +2,7 @@
 /*
  * Glue around the engine's completer (sroce_rc_sq.c): hands it ACKs, NAKs
  * and READ responses, copies READ payload where it says, and carries out
- * what every send-side event asks for (sroce_sq_apply()): completions in
+ * what every send-side event asks for (sroce_glue_sq_apply()): completions in
  * queue order, the retransmit and RNR timers, the error state with its
  * flush, the SQ_DRAINED event. The engine decides; nothing here looks at
  * a PSN.
@@ -13,7 +13,7 @@
 #include "sroce/rc_engine.h"
 #include "sroce.h"
 #include "sroce_cq.h"
-#include "sroce_engine.h"
+#include "sroce_glue.h"
 #include "sroce_mr.h"
 #include "sroce_net.h"
 #include "sroce_param.h"
@@ -46,8 +46,8 @@ static void sroce_sq_release(struct sroce_qp *qp)
  * Carry out a send-side action; @comp_before is the engine's comp before
  * the event. SROCE_RUN_FATAL if the QP must fail, else 0. qp->lock held.
  */
-unsigned int sroce_sq_apply(struct sroce_qp *qp, u32 comp_before,
-			    const struct sroce_sq_act *act)
+unsigned int sroce_glue_sq_apply(struct sroce_qp *qp, u32 comp_before,
+				 const struct sroce_sq_act *act)
 {
 	struct sroce_sq_eng *e = &qp->sq_eng;
 	u32 i;
@@ -106,14 +106,14 @@ unsigned int sroce_sq_apply(struct sroce_qp *qp, u32 comp_before,
  * ring completes: the failed one with its status, the rest flushed, in
  * queue order. qp->lock held.
  */
-void sroce_sq_flush(struct sroce_qp *qp)
+void sroce_glue_sq_flush(struct sroce_qp *qp)
 {
 	struct sroce_sq_eng *e = &qp->sq_eng;
 	u32 mask = qp->sq.index_mask;
 	u32 posted, i;
 
 	if (sroce_qp_is_ud(qp)) {
-		sroce_ud_sq_flush(qp);
+		sroce_glue_ud_flush(qp);
 		return;
 	}
 	del_timer(&qp->retrans_timer);
@@ -169,7 +169,8 @@ static bool sroce_comp_place(struct sroce_qp *qp, const struct sroce_rxpkt *rx,
  * if the requester may have packets to send; SROCE_RUN_FATAL if the QP
  * must fail. qp->lock held.
  */
-unsigned int sroce_comp_rcv(struct sroce_qp *qp, const struct sroce_rxpkt *rx)
+unsigned int sroce_glue_comp_rcv(struct sroce_qp *qp,
+				 const struct sroce_rxpkt *rx)
 {
 	struct sroce_sq_eng *e = &qp->sq_eng;
 	struct sroce_sq_act act, placed;
@@ -179,7 +180,7 @@ unsigned int sroce_comp_rcv(struct sroce_qp *qp, const struct sroce_rxpkt *rx)
 
 	sroce_comp_rx(e, &rx->p, &act);
 	if (act.place) {
-		res = sroce_sq_apply(qp, comp, &act);
+		res = sroce_glue_sq_apply(qp, comp, &act);
 		/* failed (a broken invariant too): placed nowhere */
 		if (act.error || e->state == SROCE_SQ_ERROR)
 			return res;
@@ -189,6 +190,6 @@ unsigned int sroce_comp_rcv(struct sroce_qp *qp, const struct sroce_rxpkt *rx)
 				  &placed);
 		act = placed;
 	}
-	res = sroce_sq_apply(qp, comp, &act);
+	res = sroce_glue_sq_apply(qp, comp, &act);
 	return res | (kick || act.kick ? SROCE_RUN_AGAIN : 0);
 }

@@ -31,7 +31,7 @@
 #include "sroce/ud.h"
 #include "sroce.h"
 #include "sroce_cq.h"
-#include "sroce_engine.h"
+#include "sroce_glue.h"
 #include "sroce_net.h"
 #include "sroce_param.h"
 #include "sroce_qp.h"
@@ -99,7 +99,7 @@ static enum ib_wc_status sroce_ud_build(struct sroce_qp *qp,
  * Send up to @budget datagrams from the SQ. SROCE_RUN_AGAIN if it
  * stopped on the budget with more posted. qp->lock held.
  */
-unsigned int sroce_ud_send_run(struct sroce_qp *qp, struct sk_buff_head *out,
+unsigned int sroce_glue_ud_run(struct sroce_qp *qp, struct sk_buff_head *out,
 			       int budget)
 {
 	void *data = qp->swqe_data;	/* scratch: one WQE at a time */
@@ -131,7 +131,7 @@ unsigned int sroce_ud_send_run(struct sroce_qp *qp, struct sk_buff_head *out,
 			 * (as the MAD layer does for the GSI QP).
 			 */
 			WRITE_ONCE(qp->state, IB_QPS_SQE);
-			sroce_ud_sq_flush(qp);
+			sroce_glue_ud_flush(qp);
 			return 0;
 		}
 		if (qp->sig_all || (e.flags & IB_SEND_SIGNALED))
@@ -141,7 +141,7 @@ unsigned int sroce_ud_send_run(struct sroce_qp *qp, struct sk_buff_head *out,
 }
 
 /* The error state: every posted send WQE completes flushed. */
-void sroce_ud_sq_flush(struct sroce_qp *qp)
+void sroce_glue_ud_flush(struct sroce_qp *qp)
 {
 	u32 n;
 
@@ -186,8 +186,8 @@ static void sroce_ud_wc_origin(struct sk_buff *skb, struct ib_wc *wc)
  * A packet for a UD or GSI QP. Its P_Key was checked by the caller.
  * qp->lock held.
  */
-void sroce_ud_rcv(struct sroce_qp *qp, struct sk_buff *skb,
-		  const struct sroce_rxpkt *rx)
+void sroce_glue_ud_rcv(struct sroce_qp *qp, struct sk_buff *skb,
+		       const struct sroce_rxpkt *rx)
 {
 	struct sroce_dev *sdev = qp->sdev;
 	struct sroce_ud_cfg cfg;

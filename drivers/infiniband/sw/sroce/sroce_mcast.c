@@ -35,7 +35,7 @@
 
 #include "sroce.h"
 #include "sroce_counters.h"
-#include "sroce_engine.h"
+#include "sroce_glue.h"
 #include "sroce_mcast.h"
 #include "sroce_net.h"
 #include "sroce_param.h"
@@ -437,7 +437,7 @@ void sroce_mcast_rcv(struct sroce_dev *sdev, struct sk_buff *skb,
 
 	for (i = 0; i < n; i++) {
 		spin_lock_irqsave(&qps[i]->lock, flags);
-		sroce_ud_rcv(qps[i], skb, rx);
+		sroce_glue_ud_rcv(qps[i], skb, rx);
 		sroce_qp_unlock(qps[i], flags);
 		sroce_qp_put(qps[i]);
 	}

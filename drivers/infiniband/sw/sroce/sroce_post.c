@@ -10,7 +10,7 @@
 
 #include "sroce.h"
 #include "sroce_cq.h"
-#include "sroce_engine.h"
+#include "sroce_glue.h"
 #include "sroce_param.h"
 #include "sroce_qp.h"
 #include "sroce_sched.h"
@@ -42,7 +42,7 @@ int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 			/* What is posted in an error state completes flushed */
 			spin_lock_irqsave(&qp->lock, flags);
 			if (sroce_sq_flushes(qp->state))
-				sroce_sq_flush(qp);
+				sroce_glue_sq_flush(qp);
 			sroce_qp_unlock(qp, flags);
 			return 0;
 		}
@@ -64,7 +64,7 @@ int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		}
 	}
 	if (sroce_sq_flushes(qp->state))
-		sroce_sq_flush(qp);
+		sroce_glue_sq_flush(qp);
 	sroce_qp_unlock(qp, flags);
 	sroce_qp_kick(qp);
 	return err;
@@ -84,7 +84,7 @@ int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	spin_lock_irqsave(&qp->lock, flags);
 	err = sroce_wqe_post_recv(&qp->rq, qp->rq_max_sge, wr, bad_wr);
 	if (qp->state == IB_QPS_ERR)
-		sroce_rq_flush(qp);
+		sroce_glue_rq_flush(qp);
 	sroce_qp_unlock(qp, flags);
 	return err;
 }

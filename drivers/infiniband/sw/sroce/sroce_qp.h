@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Queue pairs: the object, and the per-QP state of the packet engines.
- * The engine glue's calls are in sroce_engine.h, the scheduler's in
+ * The engine glue's calls are in sroce_glue.h, the scheduler's in
  * sroce_sched.h, the QP verbs in sroce_verbs.h.
  *
  * Execution model (Documentation/design.rst has the full picture):

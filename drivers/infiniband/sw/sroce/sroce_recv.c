@@ -31,7 +31,7 @@
 #include "sroce/icrc.h"
 #include "sroce/opcode.h"
 #include "sroce.h"
-#include "sroce_engine.h"
+#include "sroce_glue.h"
 #include "sroce_mcast.h"
 #include "sroce_net.h"
 #include "sroce_qp.h"
@@ -264,7 +264,7 @@ static void sroce_rcv(struct sk_buff *skb, struct ib_device *ibdev)
 			goto put_qp;
 		spin_lock_irqsave(&qp->lock, flags);
 		if (sroce_pkey_ok(rx.p.hdr.bth.pkey))
-			sroce_ud_rcv(qp, skb, &rx);
+			sroce_glue_ud_rcv(qp, skb, &rx);
 		else
 			sroce_count(sdev, SROCE_CNT_RX_DROP_PKEY);
 		sroce_qp_unlock(qp, flags);
@@ -277,9 +277,9 @@ static void sroce_rcv(struct sk_buff *skb, struct ib_device *ibdev)
 		goto put_qp;
 	}
 	if (rx.p.info->mask & SROCE_MASK_REQ)
-		res = sroce_resp_rcv(qp, &rx, &out);	/* READ responses */
+		res = sroce_glue_resp_rcv(qp, &rx, &out);	/* READ responses */
 	else
-		res = sroce_comp_rcv(qp, &rx);	/* requester may go on */
+		res = sroce_glue_comp_rcv(qp, &rx);	/* requester may go on */
 	if (res & SROCE_RUN_FATAL)
 		sroce_qp_fail(qp);
 	sroce_qp_unlock(qp, flags);

@@ -17,7 +17,7 @@
 #include "sroce/rc_engine.h"
 #include "sroce.h"
 #include "sroce_cq.h"
-#include "sroce_engine.h"
+#include "sroce_glue.h"
 #include "sroce_mr.h"
 #include "sroce_mw.h"
 #include "sroce_net.h"
@@ -58,7 +58,7 @@ static bool sroce_req_take(struct sroce_qp *qp, unsigned int *res)
 		struct sroce_sq_act act = { .error = true };
 
 		sroce_sq_fail(e, idx, st);
-		*res = sroce_sq_apply(qp, e->comp, &act);
+		*res = sroce_glue_sq_apply(qp, e->comp, &act);
 		return false;
 	}
 	return true;
@@ -136,8 +136,8 @@ static u8 sroce_req_local(struct sroce_qp *qp, u32 idx)
  * blocked (window, RNR wait): an ACK or a timer restarts it then;
  * SROCE_RUN_FATAL if a WQE failed the QP. qp->lock held.
  */
-unsigned int sroce_req_run(struct sroce_qp *qp, struct sk_buff_head *out,
-			   int budget)
+unsigned int sroce_glue_req_run(struct sroce_qp *qp, struct sk_buff_head *out,
+				int budget)
 {
 	struct sroce_sq_eng *e = &qp->sq_eng;
 	unsigned int res;
@@ -158,7 +158,7 @@ unsigned int sroce_req_run(struct sroce_qp *qp, struct sk_buff_head *out,
 		case SROCE_REQ_LOCAL:
 			sroce_sq_local_done(e, tx.idx, sroce_req_local(qp, tx.idx),
 					    &act);
-			res = sroce_sq_apply(qp, comp, &act);
+			res = sroce_glue_sq_apply(qp, comp, &act);
 			if (act.error || res)
 				return res;
 			budget--;
@@ -171,7 +171,7 @@ unsigned int sroce_req_run(struct sroce_qp *qp, struct sk_buff_head *out,
 			sroce_sq_fail(e, tx.idx, IB_WC_LOC_PROT_ERR);
 			act.error = true;
 		}
-		res = sroce_sq_apply(qp, comp, &act);
+		res = sroce_glue_sq_apply(qp, comp, &act);
 		if (act.error || res)
 			return res;
 	}

@@ -14,7 +14,7 @@
 #include "sroce/rc_engine.h"
 #include "sroce.h"
 #include "sroce_cq.h"
-#include "sroce_engine.h"
+#include "sroce_glue.h"
 #include "sroce_mr.h"
 #include "sroce_mw.h"
 #include "sroce_net.h"
@@ -197,8 +197,9 @@ static void sroce_resp_wc(struct sroce_qp *qp, const struct sroce_rxpkt *rx,
  * ATOMIC ACKs are waiting to be sent; SROCE_RUN_FATAL if the QP must
  * fail. qp->lock held.
  */
-unsigned int sroce_resp_rcv(struct sroce_qp *qp, const struct sroce_rxpkt *rx,
-			    struct sk_buff_head *out)
+unsigned int sroce_glue_resp_rcv(struct sroce_qp *qp,
+				 const struct sroce_rxpkt *rx,
+				 struct sk_buff_head *out)
 {
 	const struct sroce_rq_env env = {
 		.ctx = qp,
@@ -271,7 +272,7 @@ static int sroce_resp_read_build(struct sroce_qp *qp,
  * then an ACK held back behind them. SROCE_RUN_AGAIN if some remain;
  * SROCE_RUN_FATAL if the QP must fail. qp->lock held.
  */
-unsigned int sroce_resp_read_run(struct sroce_qp *qp, struct sk_buff_head *out,
+unsigned int sroce_glue_read_run(struct sroce_qp *qp, struct sk_buff_head *out,
 				 int budget)
 {
 	struct sroce_rq_eng *e = &qp->rq_eng;
@@ -296,7 +297,7 @@ unsigned int sroce_resp_read_run(struct sroce_qp *qp, struct sk_buff_head *out,
 }
 
 /* The error state: the held receive WQE and the RQ complete flushed. */
-void sroce_rq_flush(struct sroce_qp *qp)
+void sroce_glue_rq_flush(struct sroce_qp *qp)
 {
 	struct ib_wc wc = {
 		.status = IB_WC_WR_FLUSH_ERR,

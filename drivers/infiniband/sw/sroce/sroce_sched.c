@@ -20,7 +20,7 @@
 
 #include "sroce.h"
 #include "sroce_cq.h"
-#include "sroce_engine.h"
+#include "sroce_glue.h"
 #include "sroce_net.h"
 #include "sroce_qp.h"
 #include "sroce_sched.h"
@@ -45,8 +45,8 @@ void sroce_qp_fail(struct sroce_qp *qp)
 	if (qp->sq_eng.state != SROCE_SQ_ERROR)
 		sroce_sq_fail(&qp->sq_eng, qp->sq_eng.comp,
 			      IB_WC_WR_FLUSH_ERR);
-	sroce_sq_flush(qp);
-	sroce_rq_flush(qp);
+	sroce_glue_sq_flush(qp);
+	sroce_glue_rq_flush(qp);
 }
 
 /*
@@ -131,13 +131,13 @@ static void sroce_qp_run(struct sroce_qp *qp)
 	__skb_queue_head_init(&out);
 	spin_lock_irqsave(&qp->lock, flags);
 	if (sroce_qp_is_ud(qp)) {
-		res = sroce_ud_send_run(qp, &out, min(room, SROCE_REQ_BUDGET));
+		res = sroce_glue_ud_run(qp, &out, min(room, SROCE_REQ_BUDGET));
 	} else {
-		res = sroce_req_run(qp, &out, min(room, SROCE_REQ_BUDGET));
+		res = sroce_glue_req_run(qp, &out, min(room, SROCE_REQ_BUDGET));
 		if (res & SROCE_RUN_FATAL)
 			sroce_qp_fail(qp);
 		room -= skb_queue_len(&out);
-		rd = sroce_resp_read_run(qp, &out,
+		rd = sroce_glue_read_run(qp, &out,
 					 clamp(room, 0, SROCE_REQ_BUDGET));
 		if (rd & SROCE_RUN_FATAL)
 			sroce_qp_fail(qp);
@@ -173,7 +173,7 @@ void sroce_retrans_timer(struct timer_list *t)
 	spin_lock_irqsave(&qp->lock, flags);
 	comp = qp->sq_eng.comp;
 	sroce_sq_timeout(&qp->sq_eng, &act);
-	if (sroce_sq_apply(qp, comp, &act) & SROCE_RUN_FATAL)
+	if (sroce_glue_sq_apply(qp, comp, &act) & SROCE_RUN_FATAL)
 		sroce_qp_fail(qp);
 	sroce_qp_unlock(qp, flags);
 	if (act.kick)
@@ -191,7 +191,7 @@ void sroce_rnr_timer(struct timer_list *t)
 	spin_lock_irqsave(&qp->lock, flags);
 	comp = qp->sq_eng.comp;
 	sroce_sq_rnr_done(&qp->sq_eng, &act);
-	if (sroce_sq_apply(qp, comp, &act) & SROCE_RUN_FATAL)
+	if (sroce_glue_sq_apply(qp, comp, &act) & SROCE_RUN_FATAL)
 		sroce_qp_fail(qp);
 	sroce_qp_unlock(qp, flags);
 	if (act.kick)

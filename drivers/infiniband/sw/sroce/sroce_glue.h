@@ -6,8 +6,8 @@
  * (sroce_resp.c), UD and GSI (sroce_dgram.c). All are called with
  * qp->lock held, by the scheduler and the entry points only.
  */
-#ifndef SROCE_ENGINE_H
-#define SROCE_ENGINE_H
+#ifndef SROCE_GLUE_H
+#define SROCE_GLUE_H
 
 #include <linux/bits.h>
 #include <linux/skbuff.h>
@@ -28,25 +28,27 @@ struct sroce_rxpkt;
 #define SROCE_RUN_FATAL		BIT(1)
 
 /* RC send queue: requests out (sroce_req.c), responses in (sroce_comp.c) */
-unsigned int sroce_req_run(struct sroce_qp *qp, struct sk_buff_head *out,
-			   int budget);
-unsigned int sroce_comp_rcv(struct sroce_qp *qp, const struct sroce_rxpkt *rx);
-unsigned int sroce_sq_apply(struct sroce_qp *qp, u32 comp_before,
-			    const struct sroce_sq_act *act);
-void sroce_sq_flush(struct sroce_qp *qp);
+unsigned int sroce_glue_req_run(struct sroce_qp *qp, struct sk_buff_head *out,
+				int budget);
+unsigned int sroce_glue_comp_rcv(struct sroce_qp *qp,
+				 const struct sroce_rxpkt *rx);
+unsigned int sroce_glue_sq_apply(struct sroce_qp *qp, u32 comp_before,
+				 const struct sroce_sq_act *act);
+void sroce_glue_sq_flush(struct sroce_qp *qp);
 
 /* RC receive side: requests in, ACKs and READ responses out */
-unsigned int sroce_resp_rcv(struct sroce_qp *qp, const struct sroce_rxpkt *rx,
-			    struct sk_buff_head *out);
-unsigned int sroce_resp_read_run(struct sroce_qp *qp, struct sk_buff_head *out,
+unsigned int sroce_glue_resp_rcv(struct sroce_qp *qp,
+				 const struct sroce_rxpkt *rx,
+				 struct sk_buff_head *out);
+unsigned int sroce_glue_read_run(struct sroce_qp *qp, struct sk_buff_head *out,
 				 int budget);
-void sroce_rq_flush(struct sroce_qp *qp);
+void sroce_glue_rq_flush(struct sroce_qp *qp);
 
 /* UD and GSI */
-unsigned int sroce_ud_send_run(struct sroce_qp *qp, struct sk_buff_head *out,
+unsigned int sroce_glue_ud_run(struct sroce_qp *qp, struct sk_buff_head *out,
 			       int budget);
-void sroce_ud_sq_flush(struct sroce_qp *qp);
-void sroce_ud_rcv(struct sroce_qp *qp, struct sk_buff *skb,
-		  const struct sroce_rxpkt *rx);
+void sroce_glue_ud_flush(struct sroce_qp *qp);
+void sroce_glue_ud_rcv(struct sroce_qp *qp, struct sk_buff *skb,
+		       const struct sroce_rxpkt *rx);
 
-#endif /* SROCE_ENGINE_H */
+#endif /* SROCE_GLUE_H */
