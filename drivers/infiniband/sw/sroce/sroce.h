@@ -4,26 +4,14 @@
  *
  * This header owns the objects every part of the driver shares: the
  * device (one per "rdma link add"), the user context and the PD, and the
- * prototypes that connect the files:
+ * prototypes of module load, link add and the port.
  *
- *   sroce_main.c    module load/unload, the "sroce" rdma link type
- *   sroce_device.c  link add/delete, the ops table, registration, netdev events
- *   sroce_verbs.c   device and port verbs (query, ucontext, PD)
- *   sroce_net.c     the RoCEv2 UDP sockets, receive entry, transmit
- *   sroce_pkt.c     building packets: headers, ICRC
- *   sroce_queue.c   rings shared with userspace, mmap
- *   sroce_cq.c      completion queues
- *   sroce_mr.c      memory regions and keys
- *   sroce_qp.c      queue pairs, state machine, error state
- *   sroce_post.c    posting: kernel callers, the user doorbell
- *   sroce_sched.c   where engines run: kick, work, timers, unlock
- *   sroce_req.c     requester glue: send queue -> request packets
- *   sroce_resp.c    responder glue: requests -> execution, ACKs
- *   sroce_comp.c    completer glue: responses -> completions, flush
- * and the pure protocol core (include/sroce/ and core/: sroce_opcode.c,
- * sroce_hdr.c, sroce_icrc.c, sroce_rc.c, sroce_ud.c, and the engine:
- * sroce_rc_sq.c, sroce_rc_rq.c). Documentation/design.rst maps every
- * file.
+ * The driver is built in layers that call one way, top first: entry
+ * points (verbs, posting, receive, multicast), the scheduler, the engine
+ * glue, the wire, the work-queue formats, the objects, and the pure
+ * protocol core (core/, include/sroce/). Documentation/design.rst's file
+ * map gives every file its layer, and tools/layers.py checks the code
+ * against it.
  */
 #ifndef SROCE_H
 #define SROCE_H
