@@ -174,6 +174,32 @@ sroce_link_up() {
 		"ibv_devinfo -v -d $2 | grep -q '::ffff:$SROCE_IP, RoCE v2'"
 }
 
+# gid_index_v4 DEV: the index of DEV's GID for this guest's IPv4 address
+# (GIDs as ibv_devinfo -v lists them: "GID[  1]:  ::ffff:10.11.0.1, ...")
+gid_index_v4() {
+	ibv_devinfo -v -d "$1" | awk -v ip="::ffff:$SROCE_IP," \
+		'$0 ~ ip { sub(/.*GID\[ */, ""); sub(/\].*/, ""); print; exit }'
+}
+
+# kmod_test NAME [PARAM...]: load the test module selftests/kmod/NAME.ko
+# (an in-kernel ULP that runs its checks at load and fails to load if any
+# failed), import its KTAP points from the kernel log, and unload it.
+kmod_test() {
+	local name=$1 short rc
+
+	shift
+	short=${name#sroce_}
+	short=${short%_test}
+	dmesg -C
+	insmod "$SROCE_SRC/selftests/kmod/$name.ko" "$@"
+	rc=$?
+	dmesg | sed -n "s/.*$name: //p" > "/tmp/$short.log"
+	ktap_import "$short" "/tmp/$short.log"
+	check "test module loaded (all its checks passed)" test "$rc" -eq 0
+	[ "$rc" -eq 0 ] && rmmod "$name"
+	return "$rc"
+}
+
 # How long an application may run: a safety net against a hang, never
 # the thing tested, so most of what the guest has (a busy host slows a
 # TCG guest many times over).

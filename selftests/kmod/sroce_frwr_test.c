@@ -23,6 +23,8 @@
 #include <rdma/ib_cache.h>
 #include <rdma/ib_verbs.h>
 
+#include "ktest.h"
+
 static char *dev = "sroce0";
 module_param(dev, charp, 0444);
 MODULE_PARM_DESC(dev, "RDMA device to test");
@@ -48,70 +50,15 @@ struct ft {
 	/* the pair of the current case */
 	struct ib_cq *cq;
 	struct ib_qp *qp[2];		/* qp[0] owns the MR, qp[1] is peer */
-	int n, failed;
+	struct ktest tap;
 };
-
-static void ft_ok(struct ft *t, bool cond, const char *what)
-{
-	t->n++;
-	if (!cond)
-		t->failed++;
-	pr_info("%sok %d %s\n", cond ? "" : "not ", t->n, what);
-}
-
-static int ft_find_gid(struct ft *t)
-{
-	int i;
-
-	for (i = 0; i < 16; i++) {
-		if (rdma_query_gid(t->ibdev, 1, i, &t->gid))
-			continue;
-		if (ipv6_addr_v4mapped((struct in6_addr *)t->gid.raw)) {
-			t->gid_index = i;
-			return 0;
-		}
-	}
-	return -ENOENT;
-}
 
 static int ft_connect(struct ft *t, int me, int peer)
 {
-	struct ib_qp_attr a = {};
-	int err;
-
-	a.qp_state = IB_QPS_INIT;
-	a.port_num = 1;
-	a.qp_access_flags = IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_READ |
-			    IB_ACCESS_LOCAL_WRITE;
-	err = ib_modify_qp(t->qp[me], &a, IB_QP_STATE | IB_QP_PKEY_INDEX |
-			   IB_QP_PORT | IB_QP_ACCESS_FLAGS);
-	if (err)
-		return err;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IB_QPS_RTR;
-	a.path_mtu = IB_MTU_1024;
-	a.dest_qp_num = t->qp[peer]->qp_num;
-	a.rq_psn = 7;
-	a.max_dest_rd_atomic = 4;
-	a.min_rnr_timer = 12;
-	a.ah_attr.type = RDMA_AH_ATTR_TYPE_ROCE;
-	rdma_ah_set_port_num(&a.ah_attr, 1);
-	rdma_ah_set_grh(&a.ah_attr, &t->gid, 0, t->gid_index, 64, 0);
-	err = ib_modify_qp(t->qp[me], &a, IB_QP_STATE | IB_QP_AV |
-			   IB_QP_PATH_MTU | IB_QP_DEST_QPN | IB_QP_RQ_PSN |
-			   IB_QP_MAX_DEST_RD_ATOMIC | IB_QP_MIN_RNR_TIMER);
-	if (err)
-		return err;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IB_QPS_RTS;
-	a.timeout = 14;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	a.sq_psn = 7;
-	a.max_rd_atomic = 4;
-	return ib_modify_qp(t->qp[me], &a, IB_QP_STATE | IB_QP_TIMEOUT |
-			    IB_QP_RETRY_CNT | IB_QP_RNR_RETRY | IB_QP_SQ_PSN |
-			    IB_QP_MAX_QP_RD_ATOMIC);
+	return ktest_rc_connect(t->qp[me], t->qp[peer]->qp_num, &t->gid,
+				t->gid_index, IB_ACCESS_REMOTE_WRITE |
+				IB_ACCESS_REMOTE_READ | IB_ACCESS_LOCAL_WRITE,
+				7, 7);
 }
 
 static void ft_pair_free(struct ft *t)
@@ -291,19 +238,19 @@ static void ft_case_remote_inv(struct ft *t)
 	bool good;
 
 	if (!ft_pair_new(t)) {
-		ft_ok(t, false, "a connected pair");
+		ktest_ok(&t->tap, false, "a connected pair");
 		return;
 	}
-	ft_ok(t, ft_map(t), "ib_map_mr_sg maps 3 pages, the first at an offset");
+	ktest_ok(&t->tap, ft_map(t), "ib_map_mr_sg maps 3 pages, the first at an offset");
 	good = ft_reg(t, t->mr, acc, &wc);
-	ft_ok(t, good && wc.status == IB_WC_SUCCESS &&
-	      wc.opcode == IB_WC_REG_MR, "IB_WR_REG_MR completes IB_WC_REG_MR");
+	ktest_ok(&t->tap, good && wc.status == IB_WC_SUCCESS &&
+		 wc.opcode == IB_WC_REG_MR, "IB_WR_REG_MR completes IB_WC_REG_MR");
 
 	for (i = 0; i < FT_LEN; i++)
 		t->buf[i] = (u8)(i * 13 + 1);
 	good = ft_rdma(t, false, t->mr->rkey, 0, FT_LEN, &wc);
-	ft_ok(t, good && wc.status == IB_WC_SUCCESS && ft_mr_matches(t, 1),
-	      "the peer writes the MR through its rkey, every page compared");
+	ktest_ok(&t->tap, good && wc.status == IB_WC_SUCCESS && ft_mr_matches(t, 1),
+		 "the peer writes the MR through its rkey, every page compared");
 
 	for (i = 0; i < FT_LEN; i++)
 		*ft_byte(t, i) = (u8)(i * 13 + 2);
@@ -311,24 +258,24 @@ static void ft_case_remote_inv(struct ft *t)
 	good = ft_rdma(t, true, t->mr->rkey, 0, FT_LEN, &wc);
 	for (i = 0; good && i < FT_LEN; i++)
 		good = t->buf[i] == (u8)(i * 13 + 2);
-	ft_ok(t, good && wc.status == IB_WC_SUCCESS,
-	      "the peer reads the MR back, compared");
+	ktest_ok(&t->tap, good && wc.status == IB_WC_SUCCESS,
+		 "the peer reads the MR back, compared");
 
 	good = ft_rdma(t, true, t->mr->rkey, FT_LEN - 10, 10, &wc);
-	ft_ok(t, good && wc.status == IB_WC_SUCCESS,
-	      "the last 10 bytes of the MR are readable");
+	ktest_ok(&t->tap, good && wc.status == IB_WC_SUCCESS,
+		 "the last 10 bytes of the MR are readable");
 
 	key = t->mr->rkey;
 	good = ft_send_inv(t, key, &wc, &swc);
-	ft_ok(t, good && wc.status == IB_WC_SUCCESS &&
-	      swc.status == IB_WC_SUCCESS && wc.opcode == IB_WC_RECV &&
-	      (wc.wc_flags & IB_WC_WITH_INVALIDATE) &&
-	      wc.ex.invalidate_rkey == key,
-	      "Send with Invalidate: the receive reports the key invalidated");
+	ktest_ok(&t->tap, good && wc.status == IB_WC_SUCCESS &&
+		 swc.status == IB_WC_SUCCESS && wc.opcode == IB_WC_RECV &&
+		 (wc.wc_flags & IB_WC_WITH_INVALIDATE) &&
+		 wc.ex.invalidate_rkey == key,
+		 "Send with Invalidate: the receive reports the key invalidated");
 
 	good = ft_rdma(t, true, key, 0, 64, &wc);
-	ft_ok(t, good && wc.status == IB_WC_REM_ACCESS_ERR,
-	      "a READ with the invalidated key fails IB_WC_REM_ACCESS_ERR");
+	ktest_ok(&t->tap, good && wc.status == IB_WC_REM_ACCESS_ERR,
+		 "a READ with the invalidated key fails IB_WC_REM_ACCESS_ERR");
 	ft_pair_free(t);
 }
 
@@ -344,26 +291,26 @@ static void ft_case_local_inv(struct ft *t)
 	bool good;
 
 	if (!ft_pair_new(t)) {
-		ft_ok(t, false, "a connected pair");
+		ktest_ok(&t->tap, false, "a connected pair");
 		return;
 	}
 	/* a new key byte: the previous registration's key is dead */
 	old = t->mr->rkey;
 	good = ft_map(t) && ft_reg(t, t->mr, acc, &wc) &&
 	       wc.status == IB_WC_SUCCESS;
-	ft_ok(t, good, "registered again, with the next key byte");
+	ktest_ok(&t->tap, good, "registered again, with the next key byte");
 	good = ft_rdma(t, true, t->mr->rkey, 0, FT_LEN, &wc);
-	ft_ok(t, good && wc.status == IB_WC_SUCCESS,
-	      "READ with the new key");
+	ktest_ok(&t->tap, good && wc.status == IB_WC_SUCCESS,
+		 "READ with the new key");
 
 	inv.ex.invalidate_rkey = t->mr->rkey;
 	good = !ib_post_send(t->qp[0], &inv, NULL) && ft_poll_id(t, 40, &wc);
-	ft_ok(t, good && wc.status == IB_WC_SUCCESS &&
-	      wc.opcode == IB_WC_LOCAL_INV,
-	      "IB_WR_LOCAL_INV completes IB_WC_LOCAL_INV");
+	ktest_ok(&t->tap, good && wc.status == IB_WC_SUCCESS &&
+		 wc.opcode == IB_WC_LOCAL_INV,
+		 "IB_WR_LOCAL_INV completes IB_WC_LOCAL_INV");
 	good = ft_rdma(t, true, t->mr->rkey, 0, 64, &wc);
-	ft_ok(t, good && wc.status == IB_WC_REM_ACCESS_ERR,
-	      "a READ after LOCAL_INV fails IB_WC_REM_ACCESS_ERR");
+	ktest_ok(&t->tap, good && wc.status == IB_WC_REM_ACCESS_ERR,
+		 "a READ after LOCAL_INV fails IB_WC_REM_ACCESS_ERR");
 	ft_pair_free(t);
 
 	/* the old key byte, on an MR valid again under the new one */
@@ -372,8 +319,8 @@ static void ft_case_local_inv(struct ft *t)
 	good = ft_map(t) && ft_reg(t, t->mr, acc, &wc) &&
 	       wc.status == IB_WC_SUCCESS;
 	good = good && ft_rdma(t, true, old, 0, 64, &wc);
-	ft_ok(t, good && wc.status == IB_WC_REM_ACCESS_ERR,
-	      "a stale key byte of a valid MR fails IB_WC_REM_ACCESS_ERR");
+	ktest_ok(&t->tap, good && wc.status == IB_WC_REM_ACCESS_ERR,
+		 "a stale key byte of a valid MR fails IB_WC_REM_ACCESS_ERR");
 	ft_pair_free(t);
 }
 
@@ -396,8 +343,8 @@ static void ft_case_refused(struct ft *t)
 	if (!ft_pair_new(t))
 		return;
 	good = ft_reg(t, t->mr, acc, &wc);
-	ft_ok(t, good && wc.status == IB_WC_LOC_QP_OP_ERR,
-	      "REG_MR of a valid MR fails IB_WC_LOC_QP_OP_ERR");
+	ktest_ok(&t->tap, good && wc.status == IB_WC_LOC_QP_OP_ERR,
+		 "REG_MR of a valid MR fails IB_WC_LOC_QP_OP_ERR");
 	ft_pair_free(t);
 
 	/* LOCAL_INV of another PD's MR */
@@ -405,8 +352,8 @@ static void ft_case_refused(struct ft *t)
 		return;
 	inv.ex.invalidate_rkey = t->mr2->rkey;
 	good = !ib_post_send(t->qp[0], &inv, NULL) && ft_poll_id(t, 50, &wc);
-	ft_ok(t, good && wc.status == IB_WC_LOC_QP_OP_ERR,
-	      "LOCAL_INV of another PD's key fails IB_WC_LOC_QP_OP_ERR");
+	ktest_ok(&t->tap, good && wc.status == IB_WC_LOC_QP_OP_ERR,
+		 "LOCAL_INV of another PD's key fails IB_WC_LOC_QP_OP_ERR");
 	ft_pair_free(t);
 
 	/* LOCAL_INV of the PD's own DMA MR: not a fast-registration MR */
@@ -414,28 +361,28 @@ static void ft_case_refused(struct ft *t)
 		return;
 	inv.ex.invalidate_rkey = t->pd->local_dma_lkey;
 	good = !ib_post_send(t->qp[0], &inv, NULL) && ft_poll_id(t, 50, &wc);
-	ft_ok(t, good && wc.status == IB_WC_LOC_QP_OP_ERR,
-	      "LOCAL_INV of the PD's local_dma_lkey fails IB_WC_LOC_QP_OP_ERR");
+	ktest_ok(&t->tap, good && wc.status == IB_WC_LOC_QP_OP_ERR,
+		 "LOCAL_INV of the PD's local_dma_lkey fails IB_WC_LOC_QP_OP_ERR");
 	ft_pair_free(t);
 
 	/* REG_MR of remote write without local write (IBA 10.6.3) */
 	mr = ib_alloc_mr(t->pd, IB_MR_TYPE_MEM_REG, 8);
 	if (IS_ERR(mr) || ib_map_mr_sg(mr, t->sg, FT_NPAGES, NULL,
 				       PAGE_SIZE) != FT_NPAGES || !ft_pair_new(t)) {
-		ft_ok(t, false, "a third MR, mapped; a pair");
+		ktest_ok(&t->tap, false, "a third MR, mapped; a pair");
 		if (!IS_ERR(mr))
 			ib_dereg_mr(mr);
 		return;
 	}
 	good = ft_reg(t, mr, IB_ACCESS_REMOTE_WRITE, &wc);
-	ft_ok(t, good && wc.status == IB_WC_LOC_QP_OP_ERR,
-	      "REG_MR of REMOTE_WRITE without LOCAL_WRITE fails IB_WC_LOC_QP_OP_ERR");
+	ktest_ok(&t->tap, good && wc.status == IB_WC_LOC_QP_OP_ERR,
+		 "REG_MR of REMOTE_WRITE without LOCAL_WRITE fails IB_WC_LOC_QP_OP_ERR");
 	ft_pair_free(t);
 	good = ft_pair_new(t) &&
 	       ft_reg(t, mr, IB_ACCESS_REMOTE_WRITE | IB_ACCESS_LOCAL_WRITE,
 		      &wc);
-	ft_ok(t, good && wc.status == IB_WC_SUCCESS,
-	      "the same MR registers with LOCAL_WRITE added");
+	ktest_ok(&t->tap, good && wc.status == IB_WC_SUCCESS,
+		 "the same MR registers with LOCAL_WRITE added");
 	ft_pair_free(t);
 	ib_dereg_mr(mr);
 
@@ -443,25 +390,25 @@ static void ft_case_refused(struct ft *t)
 	if (!ft_pair_new(t))
 		return;
 	good = ft_send_inv(t, t->mr2->rkey, &wc, &swc);
-	ft_ok(t, good && swc.status == IB_WC_REM_INV_REQ_ERR &&
-	      wc.status == IB_WC_REM_INV_REQ_ERR,
-	      "Send with Invalidate of another PD's key: IB_WC_REM_INV_REQ_ERR at both ends");
+	ktest_ok(&t->tap, good && swc.status == IB_WC_REM_INV_REQ_ERR &&
+		 wc.status == IB_WC_REM_INV_REQ_ERR,
+		 "Send with Invalidate of another PD's key: IB_WC_REM_INV_REQ_ERR at both ends");
 	ft_pair_free(t);
 
 	if (!ft_pair_new(t))
 		return;
 	bad = NULL;
-	ft_ok(t, ib_post_send(t->qp[0], &reg.wr, &bad) == -EINVAL &&
-	      bad == &reg.wr, "REG_MR without an MR refused with -EINVAL");
+	ktest_ok(&t->tap, ib_post_send(t->qp[0], &reg.wr, &bad) == -EINVAL &&
+		 bad == &reg.wr, "REG_MR without an MR refused with -EINVAL");
 	ft_pair_free(t);
 
 	mr = ib_alloc_mr(t->pd, IB_MR_TYPE_MEM_REG,
 			 t->ibdev->attrs.max_fast_reg_page_list_len + 1);
-	ft_ok(t, IS_ERR(mr), "alloc_mr beyond max_fast_reg_page_list_len refused");
+	ktest_ok(&t->tap, IS_ERR(mr), "alloc_mr beyond max_fast_reg_page_list_len refused");
 	if (!IS_ERR(mr))
 		ib_dereg_mr(mr);
 	mr = ib_alloc_mr(t->pd, IB_MR_TYPE_SG_GAPS, 4);
-	ft_ok(t, IS_ERR(mr), "alloc_mr of IB_MR_TYPE_SG_GAPS refused");
+	ktest_ok(&t->tap, IS_ERR(mr), "alloc_mr of IB_MR_TYPE_SG_GAPS refused");
 	if (!IS_ERR(mr))
 		ib_dereg_mr(mr);
 }
@@ -504,14 +451,14 @@ static int __init ft_init(void)
 		kfree(t);
 		return -ENODEV;
 	}
-	ft_ok(t, t->ibdev->attrs.device_cap_flags &
-	      IB_DEVICE_MEM_MGT_EXTENSIONS,
-	      "the device offers IB_DEVICE_MEM_MGT_EXTENSIONS");
+	ktest_ok(&t->tap, t->ibdev->attrs.device_cap_flags &
+		 IB_DEVICE_MEM_MGT_EXTENSIONS,
+		 "the device offers IB_DEVICE_MEM_MGT_EXTENSIONS");
 	t->pd = ib_alloc_pd(t->ibdev, 0);
 	t->pd2 = ib_alloc_pd(t->ibdev, 0);
 	t->buf = kzalloc(FT_BUF, GFP_KERNEL);
 	good = !IS_ERR(t->pd) && !IS_ERR(t->pd2) && t->buf &&
-	       !ft_find_gid(t);
+	       !ktest_find_gid(t->ibdev, &t->gid, &t->gid_index);
 	/* three pages apart, not one block: the MR joins them */
 	sg_init_table(t->sg, FT_NPAGES);
 	for (i = 0; good && i < FT_NPAGES; i++) {
@@ -531,14 +478,14 @@ static int __init ft_init(void)
 		t->mr2 = ib_alloc_mr(t->pd2, IB_MR_TYPE_MEM_REG, 8);
 		good = !IS_ERR(t->mr) && !IS_ERR(t->mr2);
 	}
-	ft_ok(t, good, "PDs, pages mapped, two fast-registration MRs");
+	ktest_ok(&t->tap, good, "PDs, pages mapped, two fast-registration MRs");
 	if (good) {
 		ft_case_remote_inv(t);
 		ft_case_local_inv(t);
 		ft_case_refused(t);
 	}
-	pr_info("1..%d\n", t->n);
-	failed = t->failed;
+	pr_info("1..%d\n", t->tap.n);
+	failed = t->tap.failed;
 	ft_cleanup(t);
 	kfree(t);
 	return failed ? -EIO : 0;

@@ -21,6 +21,8 @@
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_cm.h>
 
+#include "ktest.h"
+
 static char *ip = "10.0.0.1";
 module_param(ip, charp, 0444);
 MODULE_PARM_DESC(ip, "IPv4 address of the RDMA device to use");
@@ -49,17 +51,14 @@ struct kc {
 	struct completion resolved;	/* client: addr, then route */
 	struct completion rejected;
 	int resolve_status;
-	int n, failed;
+	struct ktest tap;
 };
 
 static struct kc *kc;
 
 static void kc_ok(bool cond, const char *what)
 {
-	kc->n++;
-	if (!cond)
-		kc->failed++;
-	pr_info("%sok %d %s\n", cond ? "" : "not ", kc->n, what);
+	ktest_ok(&kc->tap, cond, what);
 }
 
 static int kc_end_setup(struct kc_end *e, struct rdma_cm_id *id)
@@ -402,11 +401,11 @@ static int __init kc_init(void)
 	if (kc->listen)
 		rdma_destroy_id(kc->listen);	/* waits for the handlers */
 	kc_end_teardown(&kc->srv);
-	if (!kc->failed)
+	if (!kc->tap.failed)
 		kc_run_reject();
-	pr_info("1..%d\n", kc->n);
+	pr_info("1..%d\n", kc->tap.n);
 
-	failed = kc->failed;
+	failed = kc->tap.failed;
 	kfree(kc->srv.buf);
 	kfree(kc->cli.buf);
 	kfree(kc);

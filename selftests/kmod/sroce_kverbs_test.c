@@ -29,6 +29,8 @@
 #include <rdma/ib_verbs.h>
 #include <rdma/restrack.h>
 
+#include "ktest.h"
+
 static char *dev = "sroce0";
 module_param(dev, charp, 0444);
 MODULE_PARM_DESC(dev, "RDMA device to test");
@@ -52,75 +54,19 @@ struct kt {
 	u8 *buf[2];
 	int gid_index;
 	union ib_gid gid;
-	int n, failed;
+	struct ktest tap;
 	struct completion cq_err;
 	atomic_t cq_err_events;
 	bool cq_err_in_task;
 };
 
-static void kt_ok(struct kt *t, bool cond, const char *what)
-{
-	t->n++;
-	if (!cond)
-		t->failed++;
-	pr_info("%sok %d %s\n", cond ? "" : "not ", t->n, what);
-}
-
-static int kt_find_gid(struct kt *t)
-{
-	int i;
-
-	for (i = 0; i < 16; i++) {
-		if (rdma_query_gid(t->ibdev, 1, i, &t->gid))
-			continue;
-		if (ipv6_addr_v4mapped((struct in6_addr *)t->gid.raw)) {
-			t->gid_index = i;
-			return 0;
-		}
-	}
-	return -ENOENT;
-}
-
+/* QP @me to QP @peer of the same device; PSNs say which is which */
 static int kt_connect(struct kt *t, int me, int peer)
 {
-	struct ib_qp_attr a = {};
-	int err;
-
-	a.qp_state = IB_QPS_INIT;
-	a.port_num = 1;
-	a.qp_access_flags = IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_READ |
-			    IB_ACCESS_LOCAL_WRITE;
-	err = ib_modify_qp(t->qp[me], &a, IB_QP_STATE | IB_QP_PKEY_INDEX |
-			   IB_QP_PORT | IB_QP_ACCESS_FLAGS);
-	if (err)
-		return err;
-
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IB_QPS_RTR;
-	a.path_mtu = IB_MTU_1024;
-	a.dest_qp_num = t->qp[peer]->qp_num;
-	a.rq_psn = 100 * (peer + 1);
-	a.max_dest_rd_atomic = 4;
-	a.min_rnr_timer = 12;
-	a.ah_attr.type = RDMA_AH_ATTR_TYPE_ROCE;
-	rdma_ah_set_port_num(&a.ah_attr, 1);
-	rdma_ah_set_grh(&a.ah_attr, &t->gid, 0, t->gid_index, 64, 0);
-	err = ib_modify_qp(t->qp[me], &a, IB_QP_STATE | IB_QP_AV |
-			   IB_QP_PATH_MTU | IB_QP_DEST_QPN | IB_QP_RQ_PSN |
-			   IB_QP_MAX_DEST_RD_ATOMIC | IB_QP_MIN_RNR_TIMER);
-	if (err)
-		return err;
-
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IB_QPS_RTS;
-	a.timeout = 14;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	a.sq_psn = 100 * (me + 1);
-	a.max_rd_atomic = 4;
-	return ib_modify_qp(t->qp[me], &a, IB_QP_STATE | IB_QP_TIMEOUT |
-			    IB_QP_RETRY_CNT | IB_QP_RNR_RETRY | IB_QP_SQ_PSN |
-			    IB_QP_MAX_QP_RD_ATOMIC);
+	return ktest_rc_connect(t->qp[me], t->qp[peer]->qp_num, &t->gid,
+				t->gid_index, IB_ACCESS_REMOTE_WRITE |
+				IB_ACCESS_REMOTE_READ | IB_ACCESS_LOCAL_WRITE,
+				100 * (me + 1), 100 * (peer + 1));
 }
 
 /* Poll for @n completions, all successful. */
@@ -193,8 +139,8 @@ static void kt_send_recv(struct kt *t, bool imm)
 		       (!imm || ((r->wc_flags & IB_WC_WITH_IMM) &&
 				 be32_to_cpu(r->ex.imm_data) == 0xabcd));
 	}
-	kt_ok(t, good, imm ? "send with immediate, 100000 bytes, compared" :
-			     "send, 100000 bytes, compared");
+	ktest_ok(&t->tap, good, imm ? "send with immediate, 100000 bytes, compared" :
+		 "send, 100000 bytes, compared");
 }
 
 static void kt_rdma(struct kt *t, bool read)
@@ -220,8 +166,8 @@ static void kt_rdma(struct kt *t, bool read)
 	}
 	good = !ib_post_send(t->qp[0], &wr.wr, NULL) && kt_poll(t, 1, &wc) &&
 	       !memcmp(t->buf[0], t->buf[1], len);
-	kt_ok(t, good, read ? "rdma read, 200000 bytes, compared" :
-			      "rdma write, 200000 bytes, compared");
+	ktest_ok(&t->tap, good, read ? "rdma read, 200000 bytes, compared" :
+		 "rdma write, 200000 bytes, compared");
 }
 
 /* ULPs post from completion handlers and under spinlocks. */
@@ -244,9 +190,9 @@ static void kt_post_irqs_off(struct kt *t)
 	local_irq_save(flags);
 	err = ib_post_send(t->qp[0], &wr.wr, NULL);
 	local_irq_restore(flags);
-	kt_ok(t, !err && kt_poll(t, 1, &wc) &&
-	      !memcmp(t->buf[0], t->buf[1], 4096),
-	      "post with interrupts disabled completes");
+	ktest_ok(&t->tap, !err && kt_poll(t, 1, &wc) &&
+		 !memcmp(t->buf[0], t->buf[1], 4096),
+		 "post with interrupts disabled completes");
 }
 
 static void kt_cq_event(struct ib_event *ev, void *ctx)
@@ -288,23 +234,23 @@ static void kt_cq_overflow(struct kt *t, struct ib_qp_init_attr *qpa)
 	init_completion(&t->cq_err);
 	t->small_cq = ib_create_cq(t->ibdev, NULL, kt_cq_event, t, &ca);
 	if (IS_ERR(t->small_cq)) {
-		kt_ok(t, false, "a CQ of one entry");
+		ktest_ok(&t->tap, false, "a CQ of one entry");
 		return;
 	}
 	a.send_cq = t->small_cq;
 	t->qp[2] = ib_create_qp(t->pd, &a);
 	t->qp[3] = ib_create_qp(t->pd, qpa);
 	if (IS_ERR(t->qp[2]) || IS_ERR(t->qp[3])) {
-		kt_ok(t, false, "two more RC QPs");
+		ktest_ok(&t->tap, false, "two more RC QPs");
 		return;
 	}
 	err = kt_connect(t, 2, 3) ?: kt_connect(t, 3, 2);
 	for (i = 0; i < 3 && !err; i++)
 		err = ib_post_send(t->qp[2], &wr.wr, NULL);
 	good = !err && wait_for_completion_timeout(&t->cq_err, KT_WAIT);
-	kt_ok(t, good, "CQ overflow raises IB_EVENT_CQ_ERR");
-	kt_ok(t, good && t->cq_err_in_task,
-	      "IB_EVENT_CQ_ERR handler runs in process context, interrupts on");
+	ktest_ok(&t->tap, good, "CQ overflow raises IB_EVENT_CQ_ERR");
+	ktest_ok(&t->tap, good && t->cq_err_in_task,
+		 "IB_EVENT_CQ_ERR handler runs in process context, interrupts on");
 	/*
 	 * To the error state: every Write is retired once this returns
 	 * (the flush is synchronous), and every completion after the first
@@ -312,8 +258,8 @@ static void kt_cq_overflow(struct kt *t, struct ib_qp_init_attr *qpa)
 	 */
 	err = ib_modify_qp(t->qp[2], &(struct ib_qp_attr){
 				.qp_state = IB_QPS_ERR }, IB_QP_STATE);
-	kt_ok(t, good && !err && atomic_read(&t->cq_err_events) == 1,
-	      "one IB_EVENT_CQ_ERR for one overflow");
+	ktest_ok(&t->tap, good && !err && atomic_read(&t->cq_err_events) == 1,
+		 "one IB_EVENT_CQ_ERR for one overflow");
 	if (atomic_read(&t->cq_err_events) != 1)
 		pr_info("# %d events\n", atomic_read(&t->cq_err_events));
 }
@@ -352,15 +298,15 @@ static void kt_post_refused(struct kt *t)
 	sge[0] = kt_sge(t, 0, 0, 0x80000000U);
 	sge[1] = kt_sge(t, 0, 0, 1);
 	err = ib_post_send(t->qp[0], &wr.wr, &bad);
-	kt_ok(t, err == -EINVAL && bad == &wr.wr,
-	      "a write of 2 GiB + 1 byte refused with -EINVAL");
+	ktest_ok(&t->tap, err == -EINVAL && bad == &wr.wr,
+		 "a write of 2 GiB + 1 byte refused with -EINVAL");
 	kt_reap(t, err);
 
 	wr.wr.num_sge = -1;
 	bad = NULL;
 	err = ib_post_send(t->qp[0], &wr.wr, &bad);
-	kt_ok(t, err == -EINVAL && bad == &wr.wr,
-	      "a negative num_sge refused with -EINVAL");
+	ktest_ok(&t->tap, err == -EINVAL && bad == &wr.wr,
+		 "a negative num_sge refused with -EINVAL");
 	kt_reap(t, err);
 
 	/*
@@ -373,8 +319,8 @@ static void kt_post_refused(struct kt *t)
 	wr.wr.send_flags |= IB_SEND_INLINE;
 	bad = NULL;
 	err = ib_post_send(t->qp[0], &wr.wr, &bad);
-	kt_ok(t, err == -EINVAL && bad == &wr.wr,
-	      "inline SGE lengths summing past 2^32 refused with -EINVAL");
+	ktest_ok(&t->tap, err == -EINVAL && bad == &wr.wr,
+		 "inline SGE lengths summing past 2^32 refused with -EINVAL");
 }
 
 /*
@@ -397,13 +343,13 @@ static void kt_srq(struct kt *t, struct ib_qp_init_attr *qpa)
 
 	t->srq = ib_create_srq(t->pd, &sa);
 	if (IS_ERR(t->srq)) {
-		kt_ok(t, false, "a kernel SRQ");
+		ktest_ok(&t->tap, false, "a kernel SRQ");
 		return;
 	}
 	/* At least what was asked for, rounded up as the device likes. */
 	n = sa.attr.max_wr;
 	if (n < 2 || n > KT_SRQ_MAX) {
-		kt_ok(t, false, "kernel SRQ of 2 receives reports 2..8");
+		ktest_ok(&t->tap, false, "kernel SRQ of 2 receives reports 2..8");
 		return;
 	}
 	a.srq = t->srq;
@@ -412,11 +358,11 @@ static void kt_srq(struct kt *t, struct ib_qp_init_attr *qpa)
 	t->qp[4] = ib_create_qp(t->pd, &a);
 	t->qp[5] = ib_create_qp(t->pd, qpa);
 	if (IS_ERR(t->qp[4]) || IS_ERR(t->qp[5])) {
-		kt_ok(t, false, "an RC QP on the SRQ and its peer");
+		ktest_ok(&t->tap, false, "an RC QP on the SRQ and its peer");
 		return;
 	}
 	err = kt_connect(t, 4, 5) ?: kt_connect(t, 5, 4);
-	kt_ok(t, !err, "QP on an SRQ connected");
+	ktest_ok(&t->tap, !err, "QP on an SRQ connected");
 	if (err)
 		return;
 
@@ -433,11 +379,11 @@ static void kt_srq(struct kt *t, struct ib_qp_init_attr *qpa)
 								  NULL };
 	}
 	err = ib_post_srq_recv(t->srq, &rwr[0], &bad);
-	kt_ok(t, !err, "ib_post_srq_recv, as many receives as the SRQ holds");
+	ktest_ok(&t->tap, !err, "ib_post_srq_recv, as many receives as the SRQ holds");
 	bad = NULL;
 	err = ib_post_srq_recv(t->srq, &rwr[n], &bad);
-	kt_ok(t, err == -ENOMEM && bad == &rwr[n],
-	      "a receive beyond the SRQ's size refused with -ENOMEM");
+	ktest_ok(&t->tap, err == -ENOMEM && bad == &rwr[n],
+		 "a receive beyond the SRQ's size refused with -ENOMEM");
 
 	for (i = 0; i < 2; i++) {
 		kt_fill(t->buf[0] + i * part, len[i], 40 + i);
@@ -462,8 +408,8 @@ static void kt_srq(struct kt *t, struct ib_qp_init_attr *qpa)
 		       !t->buf[1][k * part + len[k]];
 		got++;
 	}
-	kt_ok(t, good && got == 2,
-	      "two sends received through the SRQ in order, compared");
+	ktest_ok(&t->tap, good && got == 2,
+		 "two sends received through the SRQ in order, compared");
 }
 
 static void *kt_new_srq(struct kt *t)
@@ -513,7 +459,7 @@ static void kt_limit(struct kt *t, const struct kt_kind *k)
 	obj = room >= 0 ? kvcalloc(room + 1, sizeof(*obj), GFP_KERNEL) : NULL;
 	if (!obj) {
 		pr_info("# %d %ss before, max %d\n", before, k->name, k->max);
-		kt_ok(t, false, "room for the limits test");
+		ktest_ok(&t->tap, false, "room for the limits test");
 		return;
 	}
 	for (n = 0; n <= room; n++) {
@@ -525,7 +471,7 @@ static void kt_limit(struct kt *t, const struct kt_kind *k)
 	snprintf(what, sizeof(what),
 		 "%ss refused with -ENOMEM at the limit (%d), not before",
 		 k->name, k->max);
-	kt_ok(t, err == -ENOMEM && n == room, what);
+	ktest_ok(&t->tap, err == -ENOMEM && n == room, what);
 	if (err != -ENOMEM || n != room)
 		pr_info("# %d %ss before, %d created, error %d\n", before,
 			k->name, n, err);
@@ -534,7 +480,7 @@ static void kt_limit(struct kt *t, const struct kt_kind *k)
 		obj[n] = k->create(t);
 		snprintf(what, sizeof(what), "one %s destroyed, one created",
 			 k->name);
-		kt_ok(t, !IS_ERR(obj[n]), what);
+		ktest_ok(&t->tap, !IS_ERR(obj[n]), what);
 		if (!IS_ERR(obj[n]))
 			n++;
 	}
@@ -600,20 +546,20 @@ static int __init kt_init(void)
 	t.cq = ib_alloc_cq(t.ibdev, NULL, 64, 0, IB_POLL_DIRECT);
 	t.buf[0] = kzalloc(BUF_LEN, GFP_KERNEL);
 	t.buf[1] = kzalloc(BUF_LEN, GFP_KERNEL);
-	kt_ok(&t, !IS_ERR(t.pd) && !IS_ERR(t.cq) && t.buf[0] && t.buf[1],
-	      "pd, cq, buffers");
-	if (t.failed)
+	ktest_ok(&t.tap, !IS_ERR(t.pd) && !IS_ERR(t.cq) && t.buf[0] && t.buf[1],
+		 "pd, cq, buffers");
+	if (t.tap.failed)
 		goto out;
 	qpa.send_cq = t.cq;
 	qpa.recv_cq = t.cq;
 	for (i = 0; i < 2; i++)
 		t.qp[i] = ib_create_qp(t.pd, &qpa);
-	kt_ok(&t, !IS_ERR(t.qp[0]) && !IS_ERR(t.qp[1]), "two RC QPs");
-	kt_ok(&t, !kt_find_gid(&t), "an IPv4 GID");
-	if (t.failed)
+	ktest_ok(&t.tap, !IS_ERR(t.qp[0]) && !IS_ERR(t.qp[1]), "two RC QPs");
+	ktest_ok(&t.tap, !ktest_find_gid(t.ibdev, &t.gid, &t.gid_index), "an IPv4 GID");
+	if (t.tap.failed)
 		goto out;
 	err = kt_connect(&t, 0, 1) ?: kt_connect(&t, 1, 0);
-	kt_ok(&t, !err, "QPs connected to each other (INIT, RTR, RTS)");
+	ktest_ok(&t.tap, !err, "QPs connected to each other (INIT, RTR, RTS)");
 	if (err)
 		goto out;
 
@@ -632,16 +578,16 @@ static int __init kt_init(void)
 	n = 0;
 	while (ib_poll_cq(t.cq, 1, wc) == 1)
 		n++;		/* ib_drain_qp() would take a wr_id for a cqe */
-	kt_ok(&t, !n, "no completion left over before the drain");
+	ktest_ok(&t.tap, !n, "no completion left over before the drain");
 	ib_drain_qp(t.qp[0]);
-	kt_ok(&t, ib_poll_cq(t.cq, 1, wc) == 0,
-	      "ib_drain_qp returned, nothing left in the CQ");
+	ktest_ok(&t.tap, ib_poll_cq(t.cq, 1, wc) == 0,
+		 "ib_drain_qp returned, nothing left in the CQ");
 	kt_srq(&t, &qpa);
 	kt_limits(&t);
 out:
-	pr_info("1..%d\n", t.n);
+	pr_info("1..%d\n", t.tap.n);
 	kt_cleanup(&t);
-	return t.failed ? -EIO : 0;
+	return t.tap.failed ? -EIO : 0;
 }
 
 static void __exit kt_exit(void)

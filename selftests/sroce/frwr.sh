@@ -13,13 +13,7 @@ ktap_begin
 sroce_install_module || exit 1
 sroce_setup_net || exit 1
 sroce_link_up eth0 sroce0
-dmesg -C
-insmod "$SROCE_SRC/selftests/kmod/sroce_frwr_test.ko" dev=sroce0
-rc=$?
-dmesg | sed -n 's/.*sroce_frwr_test: //p' > /tmp/frwr.log
-ktap_import frwr /tmp/frwr.log
-check "test module loaded (all its checks passed)" test "$rc" -eq 0
-[ "$rc" -eq 0 ] && rmmod sroce_frwr_test
+kmod_test sroce_frwr_test dev=sroce0
 # What the module did, as the device counted it
 check "fast_regs counted (4)" test "$(hw_counter fast_regs)" -eq 4
 check "local_invalidates counted (1)" test "$(hw_counter local_invalidates)" -eq 1

@@ -14,13 +14,7 @@ sroce_install_module || exit 1
 sroce_setup_net || exit 1
 sroce_link_up eth0 sroce0
 check "rdma_cm loaded" modprobe rdma_cm
-dmesg -C
-insmod "$SROCE_SRC/selftests/kmod/sroce_kcm_test.ko" ip="$SROCE_IP"
-rc=$?
-dmesg | sed -n 's/.*sroce_kcm_test: //p' > /tmp/kcm.log
-ktap_import kcm /tmp/kcm.log
-check "test module loaded (all its checks passed)" test "$rc" -eq 0
-[ "$rc" -eq 0 ] && rmmod sroce_kcm_test
+kmod_test sroce_kcm_test ip="$SROCE_IP"
 diag "counters: $(rdma statistic show link sroce0/1 | tr -s ' ')"
 check "rdma link delete" rdma link delete sroce0
 check "rmmod" rmmod rdma_sroce

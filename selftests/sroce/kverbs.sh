@@ -16,13 +16,7 @@ ktap_begin
 sroce_install_module || exit 1
 sroce_setup_net || exit 1
 sroce_link_up eth0 sroce0
-dmesg -C
-insmod "$SROCE_SRC/selftests/kmod/sroce_kverbs_test.ko" dev=sroce0
-rc=$?
-dmesg | sed -n 's/.*sroce_kverbs_test: //p' > /tmp/kverbs.log
-ktap_import kverbs /tmp/kverbs.log
-check "test module loaded (all its checks passed)" test "$rc" -eq 0
-[ "$rc" -eq 0 ] && rmmod sroce_kverbs_test
+kmod_test sroce_kverbs_test dev=sroce0
 diag "counters: $(rdma statistic show link sroce0/1 | tr -s ' ')"
 check "rdma link delete" rdma link delete sroce0
 check "rmmod" rmmod rdma_sroce

@@ -66,8 +66,7 @@ if [ "$SROCE_ROLE" = a ]; then
 	check "no datagram for an unjoined group: rx_drop_mcast_no_group is 0" \
 		test "$(hw_counter rx_drop_mcast_no_group)" -eq 0
 	# mcast_verify: attachments counted, IPv4 and IPv6 local delivery
-	g4=$(ibv_devinfo -v -d sroce0 | awk -v ip="::ffff:$SROCE_IP," \
-		'$0 ~ ip { sub(/.*GID\[ */, ""); sub(/\].*/, ""); print; exit }')
+	g4=$(gid_index_v4 sroce0)
 	timeout "$(app_timeout)" "$SROCE_SRC/selftests/sroce/mcast_verify" \
 		-d sroce0 -4 "$g4" -6 0 > /tmp/mv.log 2>&1
 	rc=$?

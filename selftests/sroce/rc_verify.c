@@ -66,6 +66,8 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <infiniband/verbs.h>
+
+#include "verbs_util.h"
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -124,33 +126,7 @@ struct ctx {
 	struct peer me, remote;
 };
 
-static int test_no;
 static enum ibv_mtu path_mtu = IBV_MTU_1024;
-static int failures;
-
-static void ok(bool cond, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void ok(bool cond, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%sok %d ", cond ? "" : "not ", ++test_no);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	fflush(stdout);
-	if (!cond)
-		failures++;
-}
-
-static void die(const char *what)
-{
-	printf("# fatal: %s: %s\n", what, strerror(errno));
-	printf("Bail out! %s\n", what);
-	exit(1);
-}
 
 /* ---- TCP side channel ---- */
 
@@ -219,22 +195,7 @@ static void tcp_connect(struct ctx *c, const char *host)
 
 static void open_device(struct ctx *c, const char *name)
 {
-	struct ibv_device **list = ibv_get_device_list(NULL);
-	int i;
-
-	if (!list)
-		die("ibv_get_device_list");
-	for (i = 0; list[i]; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), name))
-			break;
-	if (!list[i]) {
-		errno = ENODEV;
-		die(name);
-	}
-	c->ibv = ibv_open_device(list[i]);
-	ibv_free_device_list(list);
-	if (!c->ibv)
-		die("ibv_open_device");
+	c->ibv = vu_open(name);
 	c->pd = ibv_alloc_pd(c->ibv);
 	c->cq = ibv_create_cq(c->ibv, 512, NULL, NULL, 0);
 	c->buf = aligned_alloc(4096, BUF_SIZE);
@@ -258,8 +219,7 @@ static void open_device(struct ctx *c, const char *name)
 			      IBV_ACCESS_REMOTE_READ);
 	if (!c->mr || !c->ro_mr || !c->at_mr)
 		die("ibv_reg_mr");
-	if (ibv_query_gid(c->ibv, 1, c->gid_index, &c->me.gid))
-		die("ibv_query_gid");
+	vu_query_gid(c->ibv, c->gid_index, &c->me.gid);
 }
 
 struct qp_opts {
@@ -293,9 +253,10 @@ static void connect_qp(struct ctx *c, const struct qp_opts *o)
 static void connect_qp_with(struct ctx *c, const struct qp_opts *o,
 			    struct ibv_qp_init_attr *init)
 {
-	struct ibv_qp_attr a;
 	struct peer me;
 	struct ibv_wc wc;
+	struct vu_rc p;
+	int access;
 
 	if (c->qp)
 		ibv_destroy_qp(c->qp);
@@ -320,43 +281,25 @@ static void connect_qp_with(struct ctx *c, const struct qp_opts *o,
 	me = c->me;
 	xfer(c, &me, &c->remote, sizeof(me));
 
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_INIT;
-	a.port_num = 1;
-	a.qp_access_flags = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
+	access = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
 	if (!o->no_atomic)
-		a.qp_access_flags |= IBV_ACCESS_REMOTE_ATOMIC;
-	if (ibv_modify_qp(c->qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
+		access |= IBV_ACCESS_REMOTE_ATOMIC;
+	if (vu_rc_init(c->qp, access))
 		die("INIT");
 
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = path_mtu;
-	a.dest_qp_num = c->remote.qpn;
-	a.rq_psn = c->remote.psn;
-	a.max_dest_rd_atomic = 16;
-	a.min_rnr_timer = o->min_rnr_timer;
-	a.ah_attr.is_global = 1;
-	a.ah_attr.grh.dgid = c->remote.gid;
-	a.ah_attr.grh.sgid_index = c->gid_index;
-	a.ah_attr.grh.hop_limit = 64;
-	a.ah_attr.port_num = 1;
-	if (ibv_modify_qp(c->qp, &a, IBV_QP_STATE | IBV_QP_AV |
-			  IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-			  IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
+	vu_rc_path(&p, &c->remote.gid, c->gid_index, c->remote.qpn);
+	p.mtu = path_mtu;
+	p.rq_psn = c->remote.psn;
+	p.sq_psn = c->me.psn;
+	p.rd_atomic = 16;
+	p.min_rnr_timer = o->min_rnr_timer;
+	p.hop_limit = 64;
+	p.timeout = o->timeout;
+	p.retry_cnt = o->retry_cnt;
+	p.rnr_retry = o->rnr_retry;
+	if (vu_rc_rtr(c->qp, &p))
 		die("RTR");
-
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.timeout = o->timeout;
-	a.retry_cnt = o->retry_cnt;
-	a.rnr_retry = o->rnr_retry;
-	a.sq_psn = c->me.psn;
-	a.max_rd_atomic = 16;
-	if (ibv_modify_qp(c->qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
-			  IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
-			  IBV_QP_MAX_QP_RD_ATOMIC))
+	if (vu_rc_rts(c->qp, &p))
 		die("RTS");
 	sync_peer(c, 1);
 }
@@ -1860,7 +1803,5 @@ int main(int argc, char **argv)
 	if (strstr(cases, "halfwrite"))
 		case_halfwrite(&c);
 
-	printf("1..%d\n", test_no);
-	printf("# totals: pass:%d fail:%d\n", test_no - failures, failures);
-	return failures ? 1 : 0;
+	return ktap_done();
 }

@@ -12,8 +12,7 @@ ktap_begin
 sroce_install_module || exit 1
 sroce_setup_net || exit 1
 sroce_link_up eth0 sroce0
-gid=$(ibv_devinfo -v -d sroce0 |
-	awk -v ip="::ffff:$SROCE_IP," '$0 ~ ip { sub(/.*GID\[ */, ""); sub(/\].*/, ""); print; exit }')
+gid=$(gid_index_v4 sroce0)
 diag "IPv4 GID index $gid"
 timeout "$(app_timeout)" "$SROCE_SRC/selftests/sroce/srq_verify" \
 	-d sroce0 -g "$gid" > /tmp/srq.log 2>&1
