@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The engine glue: one file per side of the protocol core's engines,
- * carrying out what they decide. The RC send queue's requester
- * (sroce_req.c) and completer (sroce_comp.c), the RC receive side
- * (sroce_resp.c), UD and GSI (sroce_dgram.c). All are called with
- * qp->lock held, by the scheduler and the entry points only.
+ * The engine glue: one file per engine of the protocol core, carrying out
+ * what it decides. The RC send queue, requester and completer
+ * (sroce_glue_sq.c), the RC receive side (sroce_glue_rq.c), UD and GSI
+ * (sroce_glue_ud.c). All are called with qp->lock held, by the
+ * scheduler and the entry points only.
  */
 #ifndef SROCE_GLUE_H
 #define SROCE_GLUE_H
@@ -27,7 +27,7 @@ struct sroce_rxpkt;
 #define SROCE_RUN_AGAIN		BIT(0)
 #define SROCE_RUN_FATAL		BIT(1)
 
-/* RC send queue: requests out (sroce_req.c), responses in (sroce_comp.c) */
+/* RC send queue: requests out, responses in (sroce_glue_sq.c) */
 unsigned int sroce_glue_req_run(struct sroce_qp *qp, struct sk_buff_head *out,
 				int budget);
 unsigned int sroce_glue_comp_rcv(struct sroce_qp *qp,
@@ -36,7 +36,7 @@ unsigned int sroce_glue_sq_apply(struct sroce_qp *qp, u32 comp_before,
 				 const struct sroce_sq_act *act);
 void sroce_glue_sq_flush(struct sroce_qp *qp);
 
-/* RC receive side: requests in, ACKs and READ responses out */
+/* RC receive side: requests in, ACKs and READ responses out (_rq.c) */
 unsigned int sroce_glue_resp_rcv(struct sroce_qp *qp,
 				 const struct sroce_rxpkt *rx,
 				 struct sk_buff_head *out);
@@ -44,7 +44,7 @@ unsigned int sroce_glue_read_run(struct sroce_qp *qp, struct sk_buff_head *out,
 				 int budget);
 void sroce_glue_rq_flush(struct sroce_qp *qp);
 
-/* UD and GSI */
+/* UD and GSI (sroce_glue_ud.c) */
 unsigned int sroce_glue_ud_run(struct sroce_qp *qp, struct sk_buff_head *out,
 			       int budget);
 void sroce_glue_ud_flush(struct sroce_qp *qp);

@@ -4,7 +4,7 @@
  * the QP number table. Posting is in sroce_post.c; scheduling, and
  * moving a QP to the error state with its flush, in sroce_sched.c.
  *
- * RC, UD and GSI QPs; the datagram path is sroce_dgram.c.
+ * RC, UC, UD and GSI QPs; the datagram path is sroce_glue_ud.c.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt

@@ -9,7 +9,7 @@
  * (sroce_qp_unlock()).
  *
  * Calls run one way: entry points (verbs, posting, receive) -> here ->
- * engine glue (sroce_req.c, sroce_comp.c, sroce_resp.c, sroce_dgram.c)
+ * engine glue (sroce_glue_sq.c, sroce_glue_rq.c, sroce_glue_ud.c)
  * -> wire, work-queue formats, objects -> the core. The glue reports,
  * it never calls up. The one way back is the consumer's: a completion
  * handler or event handler called from sroce_qp_unlock() may post to

@@ -1,0 +1,367 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Engine glue of the RC send queue (the core's sroce_rc_sq.c), both its
+ * halves.
+ *
+ * The requester turns send queue entries into request packets. Each
+ * entry is copied out of the (possibly user-mapped) ring once, when the
+ * requester first reaches it, and validated on the copy
+ * (sroce_wqe_fetch_rc()); from then on only the copy is used, for the
+ * first transmission and every retransmission. The engine decides what
+ * each packet is (opcode, PSN, which bytes of the WQE); this file builds
+ * it: headers, payload copied from the WQE's SGEs (lkeys checked at use)
+ * or its inline bytes. Local WQEs (REG_MR, LOCAL_INV, BIND_MW) are carried
+ * out here, on the key tables.
+ *
+ * The completer hands the engine ACKs, NAKs and READ responses, copies
+ * READ payload where it says, and carries out what every send-side event
+ * asks for (sroce_glue_sq_apply()): completions in queue order, the
+ * retransmit and RNR timers, the SQ_DRAINED event; a fatal event is
+ * reported to the caller (SROCE_RUN_FATAL), which fails the QP, whose
+ * flush (sroce_glue_sq_flush()) is here too. The engine decides; nothing
+ * here looks at a PSN.
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include "sroce/rc_engine.h"
+#include "sroce.h"
+#include "sroce_cq.h"
+#include "sroce_glue.h"
+#include "sroce_mr.h"
+#include "sroce_mw.h"
+#include "sroce_net.h"
+#include "sroce_param.h"
+#include "sroce_qp.h"
+#include "sroce_wqe.h"
+
+/* ---- Requester ---- */
+
+/*
+ * Take the next posted WQE into the engine. False when none is posted.
+ * A WQE that fails validation is taken too, and fails the QP.
+ */
+static bool sroce_req_take(struct sroce_qp *qp, unsigned int *res)
+{
+	struct sroce_sq_eng *e = &qp->sq_eng;
+	u32 mask = qp->sq.index_mask;
+	u32 prod = sroce_queue_producer(&qp->sq);
+	enum ib_wc_status st;
+	u32 idx = e->fetch;
+
+	/*
+	 * Only what the producer index says is posted beyond the entries we
+	 * hold: a process moving it backwards must not make us wrap onto
+	 * WQEs still in flight.
+	 */
+	if (!sroce_sq_room(e) ||
+	    e->fetch - e->comp >= ((prod - e->comp) & mask))
+		return false;
+	st = sroce_wqe_fetch_rc(qp, idx);
+	if (st != IB_WC_SUCCESS) {
+		/* only failed: the engine sees an empty Send, nothing else */
+		struct sroce_wqe *w = &qp->wqe[idx & mask];
+
+		w->kind = SROCE_WR_SEND;
+		w->length = 0;
+	}
+	sroce_sq_push(e);
+	if (st != IB_WC_SUCCESS) {
+		struct sroce_sq_act act = { .error = true };
+
+		sroce_sq_fail(e, idx, st);
+		*res = sroce_glue_sq_apply(qp, e->comp, &act);
+		return false;
+	}
+	return true;
+}
+
+/* Build the request packet @tx the engine decided on. */
+static int sroce_req_build(struct sroce_qp *qp, const struct sroce_tx_req *tx,
+			   struct sk_buff_head *out)
+{
+	const struct sroce_swqe *w = &qp->swqe[tx->idx & qp->sq.index_mask];
+	struct sroce_hdrs h;
+	struct sk_buff *skb;
+	u8 *payload;
+
+	sroce_tx_req_hdrs(tx, qp->dest_qpn, SROCE_DEFAULT_PKEY,
+			  be32_to_cpu(w->imm), w->inv_rkey, &h);
+	skb = sroce_pkt_new(qp, &h, tx->len, &payload);
+	if (!skb)
+		return -ENOMEM;	/* lost like on the wire: resent later */
+	if (tx->awrite) {
+		memcpy(payload, &tx->swap_add, 8);	/* as the WQE had it */
+	} else if (tx->len) {
+		if (w->inlined) {
+			memcpy(payload, w->data + tx->off, tx->len);
+		} else if (sroce_wqe_sge_copy(qp, w->data, w->num_sge, tx->off,
+					  payload, tx->len, SROCE_FROM_MR)) {
+			kfree_skb(skb);
+			return -EACCES;
+		}
+	}
+	if (tx->retransmit)
+		sroce_count(qp->sdev, SROCE_CNT_RETRANSMITS);
+	sroce_pkt_seal(&qp->av, skb);
+	__skb_queue_tail(out, skb);
+	return 0;
+}
+
+/*
+ * Carry out local WQE @idx (REG_MR, LOCAL_INV, BIND_MW) on the key
+ * table; an ib_wc_status. A key the QP's PD does not own, a stale key
+ * byte, an MR not free for REG_MR: IB_WC_LOC_QP_OP_ERR, as rdma_rxe; a
+ * bind refused: IB_WC_MW_BIND_ERR.
+ */
+static u8 sroce_req_local(struct sroce_qp *qp, u32 idx)
+{
+	const struct sroce_swqe *w = &qp->swqe[idx & qp->sq.index_mask];
+	int err;
+
+	if (w->opcode == IB_WR_BIND_MW)
+		return sroce_mw_bind(qp, w);
+	if (w->opcode == IB_WR_REG_MR)
+		err = sroce_mr_fast_reg(qp->sdev, qp->ibqp.pd, w->reg_mr,
+					w->reg_key, w->reg_access);
+	else
+		err = sroce_key_invalidate(qp, w->inv_rkey);
+	if (err) {
+		sroce_count(qp->sdev, SROCE_CNT_LOCAL_OP_ERRORS);
+		pr_warn_ratelimited("%s: QP %u: %s of key %#x refused\n",
+				    dev_name(&qp->sdev->ibdev.dev),
+				    qp->ibqp.qp_num,
+				    w->opcode == IB_WR_REG_MR ? "REG_MR" :
+								"LOCAL_INV",
+				    w->opcode == IB_WR_REG_MR ? w->reg_key :
+								w->inv_rkey);
+		return IB_WC_LOC_QP_OP_ERR;
+	}
+	sroce_count(qp->sdev, w->opcode == IB_WR_REG_MR ? SROCE_CNT_FAST_REGS :
+							  SROCE_CNT_LOCAL_INVS);
+	return IB_WC_SUCCESS;
+}
+
+/*
+ * Send up to @budget packets. SROCE_RUN_AGAIN if it stopped on the
+ * budget with more to send (the caller reschedules), 0 when idle or
+ * blocked (window, RNR wait): an ACK or a timer restarts it then;
+ * SROCE_RUN_FATAL if a WQE failed the QP. qp->lock held.
+ */
+unsigned int sroce_glue_req_run(struct sroce_qp *qp, struct sk_buff_head *out,
+				int budget)
+{
+	struct sroce_sq_eng *e = &qp->sq_eng;
+	unsigned int res;
+
+	while (budget > 0) {
+		struct sroce_sq_act act;
+		struct sroce_tx_req tx;
+		u32 comp = e->comp;
+
+		switch (sroce_req_next(e, &tx, &act)) {
+		case SROCE_REQ_IDLE:
+			return 0;
+		case SROCE_REQ_FETCH:
+			res = 0;
+			if (!sroce_req_take(qp, &res))
+				return res;
+			continue;
+		case SROCE_REQ_LOCAL:
+			sroce_sq_local_done(e, tx.idx, sroce_req_local(qp, tx.idx),
+					    &act);
+			res = sroce_glue_sq_apply(qp, comp, &act);
+			if (act.error || res)
+				return res;
+			budget--;
+			continue;
+		case SROCE_REQ_SEND:
+			break;
+		}
+		budget--;
+		if (sroce_req_build(qp, &tx, out) == -EACCES) {
+			sroce_sq_fail(e, tx.idx, IB_WC_LOC_PROT_ERR);
+			act.error = true;
+		}
+		res = sroce_glue_sq_apply(qp, comp, &act);
+		if (act.error || res)
+			return res;
+	}
+	return SROCE_RUN_AGAIN;
+}
+
+/* ---- Completer ---- */
+
+static void sroce_sq_wc(struct sroce_qp *qp, u32 idx, enum ib_wc_status st)
+{
+	const struct sroce_wqe *w = &qp->wqe[idx & qp->sq.index_mask];
+	const struct sroce_swqe *sw = &qp->swqe[idx & qp->sq.index_mask];
+	struct ib_wc wc = {
+		.wr_id = sw->wr_id,
+		.status = st,
+		.opcode = sroce_wqe_wc_opcode(sw->opcode),
+		.byte_len = st == IB_WC_SUCCESS ? w->length : 0,
+		.qp = &qp->ibqp,
+		.port_num = SROCE_PORT,
+	};
+
+	sroce_qp_post_cqe(qp, qp->scq, &wc, false);
+}
+
+static void sroce_sq_release(struct sroce_qp *qp)
+{
+	qp->sq.own = qp->sq_eng.comp & qp->sq.index_mask;
+	sroce_queue_set_consumer(&qp->sq, qp->sq.own);
+}
+
+/*
+ * Carry out a send-side action; @comp_before is the engine's comp before
+ * the event. SROCE_RUN_FATAL if the QP must fail, else 0. qp->lock held.
+ */
+unsigned int sroce_glue_sq_apply(struct sroce_qp *qp, u32 comp_before,
+				 const struct sroce_sq_act *act)
+{
+	struct sroce_sq_eng *e = &qp->sq_eng;
+	u32 i;
+
+	for (i = comp_before; i != e->comp; i++) {
+		if (qp->sig_all ||
+		    (qp->wqe[i & qp->sq.index_mask].flags & SROCE_WQE_SIGNALED))
+			sroce_sq_wc(qp, i, IB_WC_SUCCESS);
+	}
+	if (comp_before != e->comp)
+		sroce_sq_release(qp);
+	if (act->events)
+		sroce_count_events(qp->sdev, act->events);
+	if (act->drained)
+		qp->notify |= SROCE_NOTIFY_SQ_DRAINED;
+	/* A broken engine invariant (it warned once) fails the QP */
+	if (unlikely(!act->error && (e->state == SROCE_SQ_RTS ||
+				     e->state == SROCE_SQ_DRAIN) &&
+		     !sroce_sq_check(e))) {
+		sroce_sq_fail(e, e->comp, IB_WC_LOC_QP_OP_ERR);
+		return SROCE_RUN_FATAL;
+	}
+	if (act->error) {
+		if (e->err_set && e->err_status != IB_WC_WR_FLUSH_ERR)
+			pr_warn_ratelimited("%s: QP %u: work request failed with status %d\n",
+					    dev_name(&qp->sdev->ibdev.dev),
+					    qp->ibqp.qp_num, e->err_status);
+		return SROCE_RUN_FATAL;
+	}
+	switch (act->timer) {
+	case SROCE_TIMER_ARM:
+		mod_timer(&qp->retrans_timer,
+			  jiffies + nsecs_to_jiffies(act->timer_ns) + 1);
+		break;
+	case SROCE_TIMER_ARM_IF_IDLE:
+		if (!timer_pending(&qp->retrans_timer))
+			mod_timer(&qp->retrans_timer,
+				  jiffies + nsecs_to_jiffies(act->timer_ns) + 1);
+		break;
+	case SROCE_TIMER_STOP:
+		del_timer(&qp->retrans_timer);
+		break;
+	case SROCE_TIMER_RNR:
+		del_timer(&qp->retrans_timer);
+		mod_timer(&qp->rnr_timer,
+			  jiffies + nsecs_to_jiffies(act->timer_ns) + 1);
+		break;
+	default:
+		break;
+	}
+	return 0;
+}
+
+/*
+ * In the error state every WQE not completed and every one still in the
+ * ring completes: the failed one with its status, the rest flushed, in
+ * queue order. qp->lock held.
+ */
+void sroce_glue_sq_flush(struct sroce_qp *qp)
+{
+	struct sroce_sq_eng *e = &qp->sq_eng;
+	u32 mask = qp->sq.index_mask;
+	u32 posted, i;
+
+	if (sroce_qp_is_ud(qp)) {
+		sroce_glue_ud_flush(qp);
+		return;
+	}
+	del_timer(&qp->retrans_timer);
+	del_timer(&qp->rnr_timer);
+	for (i = e->comp; i != e->fetch; i++)
+		sroce_sq_wc(qp, i, e->err_set && i == e->err_idx ?
+				   e->err_status : IB_WC_WR_FLUSH_ERR);
+	/* Then what is posted but was never taken: straight from the ring */
+	posted = (sroce_queue_producer(&qp->sq) - e->comp) & mask;
+	for (i = e->fetch - e->comp; i < posted; i++) {
+		const struct rxe_send_wqe *w =
+			sroce_queue_slot(&qp->sq, e->comp + i);
+		struct ib_wc wc = {
+			.wr_id = READ_ONCE(w->wr.wr_id),
+			.status = IB_WC_WR_FLUSH_ERR,
+			.opcode = sroce_wqe_wc_opcode(READ_ONCE(w->wr.opcode)),
+			.qp = &qp->ibqp,
+			.port_num = SROCE_PORT,
+		};
+
+		sroce_qp_post_cqe(qp, qp->scq, &wc, false);
+		e->fetch++;
+	}
+	sroce_sq_flushed(e);
+	sroce_sq_release(qp);
+}
+
+/*
+ * Copy a READ response's payload into the READ's local buffers, or an
+ * atomic's original value into the atomic's (an ATOMIC WRITE has none).
+ */
+static bool sroce_comp_place(struct sroce_qp *qp, const struct sroce_rxpkt *rx,
+			     const struct sroce_sq_act *act)
+{
+	const struct sroce_swqe *sw = &qp->swqe[act->place_idx &
+						 qp->sq.index_mask];
+	u64 orig = act->atomic_orig;
+
+	if (act->awrite)
+		return true;	/* answered: nothing comes back */
+	if (act->atomic)
+		return !sroce_wqe_sge_copy(qp, sw->data, sw->num_sge, 0, &orig,
+				       sizeof(orig), SROCE_TO_MR);
+	if (!act->place_len)
+		return true;
+	return !sroce_wqe_sge_copy(qp, sw->data, sw->num_sge, act->place_off,
+			       (void *)sroce_rx_payload(rx), act->place_len,
+			       SROCE_TO_MR);
+}
+
+/*
+ * An ACK, NAK, READ response or ATOMIC ACK for this QP. SROCE_RUN_AGAIN
+ * if the requester may have packets to send; SROCE_RUN_FATAL if the QP
+ * must fail. qp->lock held.
+ */
+unsigned int sroce_glue_comp_rcv(struct sroce_qp *qp,
+				 const struct sroce_rxpkt *rx)
+{
+	struct sroce_sq_eng *e = &qp->sq_eng;
+	struct sroce_sq_act act, placed;
+	u32 comp = e->comp;
+	bool kick = false;
+	unsigned int res;
+
+	sroce_comp_rx(e, &rx->p, &act);
+	if (act.place) {
+		res = sroce_glue_sq_apply(qp, comp, &act);
+		/* failed (a broken invariant too): placed nowhere */
+		if (res || act.error || e->state == SROCE_SQ_ERROR)
+			return res;
+		kick = act.kick;
+		comp = e->comp;
+		sroce_comp_placed(e, &act, sroce_comp_place(qp, rx, &act),
+				  &placed);
+		act = placed;
+	}
+	res = sroce_glue_sq_apply(qp, comp, &act);
+	return res | (kick || act.kick ? SROCE_RUN_AGAIN : 0);
+}
