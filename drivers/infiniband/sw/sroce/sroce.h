@@ -61,7 +61,7 @@ struct sroce_dev {
 	spinlock_t		mcg_lock;	/* groups, attachments, nmcg */
 	struct hlist_head	*mcg_hash;	/* multicast groups by GID */
 	u32			mcg_seed;	/* of their hash */
-	u32			nmcg;
+	u32			nmcg;		/* read unlocked as a hint */
 	atomic64_t		counters[SROCE_CNT_NR];
 };
 

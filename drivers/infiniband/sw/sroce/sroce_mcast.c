@@ -264,7 +264,7 @@ int sroce_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid)
 		g->gid = *gid;
 		INIT_LIST_HEAD(&g->qps);
 		hlist_add_head(&g->node, sroce_mcg_bucket(sdev, gid));
-		sdev->nmcg++;
+		WRITE_ONCE(sdev->nmcg, sdev->nmcg + 1);
 		sroce_mc_member(sdev, gid, true, mw);
 		mw = NULL;
 	}
@@ -310,7 +310,7 @@ static void sroce_mca_drop(struct sroce_dev *sdev, struct sroce_mca *a,
 	kfree(a);
 	if (--g->nqp == 0) {
 		hlist_del(&g->node);
-		sdev->nmcg--;
+		WRITE_ONCE(sdev->nmcg, sdev->nmcg - 1);
 		sroce_mc_member(sdev, &g->gid, false, *mw);
 		*mw = NULL;
 		kfree(g);

@@ -302,11 +302,16 @@ static void sroce_loop_deliver(struct sroce_dev *sdev, struct sk_buff *skb)
  */
 static void sroce_loop_mcast(struct sroce_dev *sdev, struct sk_buff *skb)
 {
-	struct sk_buff *copy = skb_copy(skb, GFP_ATOMIC);
+	struct sk_buff *copy;
 
+	/* a device no QP of which is in any group has no one to copy for */
+	if (!READ_ONCE(sdev->nmcg))
+		return;
+	copy = skb_copy(skb, GFP_ATOMIC);
 	if (!copy)
 		return;
 	skb_dst_drop(copy);
+	copy->dev = NULL;	/* held by nothing while queued */
 	SROCE_SKB_CB(copy)->ifindex = sdev->ndev->ifindex;
 	SROCE_SKB_CB(copy)->mcast_ifindex = skb->dev->ifindex;
 	sroce_loop_queue(sdev, copy);

@@ -225,8 +225,11 @@ int sroce_wqe_post_send(struct sroce_qp *qp, const struct ib_send_wr *wr)
 
 	if (wr->num_sge < 0 || wr->num_sge > qp->sq_max_sge)
 		return -EINVAL;
+	/* which of the WR's containers to read depends on these */
 	if (sroce_qp_is_ud(qp) && (!ud_wr(wr)->ah ||
-				   ud_wr(wr)->ah->pd != qp->ibqp.pd))
+				   ud_wr(wr)->ah->pd != qp->ibqp.pd ||
+				   (wr->opcode != IB_WR_SEND &&
+				    wr->opcode != IB_WR_SEND_WITH_IMM)))
 		return -EINVAL;
 	switch (wr->opcode) {
 	case IB_WR_SEND:
@@ -293,7 +296,6 @@ int sroce_wqe_post_send(struct sroce_qp *qp, const struct ib_send_wr *wr)
 		       sizeof(struct sroce_av));
 	}
 	if (wr->send_flags & IB_SEND_INLINE) {
-		u8 *p = wqe->dma.inline_data;
 		u32 len = 0;
 
 		for (i = 0; i < wr->num_sge; i++) {
@@ -302,23 +304,39 @@ int sroce_wqe_post_send(struct sroce_qp *qp, const struct ib_send_wr *wr)
 			/* The room left: a sum could wrap past the limit. */
 			if (n > qp->sq_max_inline - len)
 				return -EINVAL;
+			len += n;
+		}
+		wqe->dma.length = len;
+	} else {
+		wqe->dma.num_sge = wr->num_sge;
+	}
+	/*
+	 * Kernel memory, written just now: checked in place, the header
+	 * before a byte of data is read (an inline atomic, say, is refused
+	 * without its addresses being touched), the data after.
+	 */
+	sroce_sq_caps(qp, &caps);
+	if (sroce_ring_send_hdr((const u8 *)wqe, &caps, &e))
+		return -EINVAL;
+	if (wr->send_flags & IB_SEND_INLINE) {
+		u8 *p = wqe->dma.inline_data;
+		u32 len = 0;
+
+		for (i = 0; i < wr->num_sge; i++) {
+			u32 n = wr->sg_list[i].length;
+
 			/* Kernel callers hand kernel virtual addresses. */
 			memcpy(p + len, (void *)(uintptr_t)wr->sg_list[i].addr, n);
 			len += n;
 		}
-		wqe->dma.length = len;
 	} else {
 		for (i = 0; i < wr->num_sge; i++) {
 			wqe->dma.sge[i].addr = wr->sg_list[i].addr;
 			wqe->dma.sge[i].length = wr->sg_list[i].length;
 			wqe->dma.sge[i].lkey = wr->sg_list[i].lkey;
 		}
-		wqe->dma.num_sge = wr->num_sge;
 	}
-	/* Kernel memory, written just now: checked in place */
-	sroce_sq_caps(qp, &caps);
-	if (sroce_ring_send_hdr((const u8 *)wqe, &caps, &e) ||
-	    sroce_ring_send_data(wqe->dma.inline_data, &caps, &e))
+	if (sroce_ring_send_data(wqe->dma.inline_data, &caps, &e))
 		return -EINVAL;
 	if (sroce_qp_is_ud(qp) &&
 	    e.length > ib_mtu_enum_to_int(sroce_active_mtu(qp->sdev)))
