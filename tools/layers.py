@@ -17,7 +17,9 @@ finding:
   the built objects' symbol tables (nm) tell: calls and data, whatever a
   macro or an inline function hides;
 - no circle runs through the files' calls and includes (a header and
-  its source are two files), within a layer either.
+  its source are two files), within a layer either;
+- the core (core/ and include/sroce/) includes nothing but its own
+  headers: only include/sroce/compat.h names a system or kernel header.
 
 Calls through function pointers (handlers, the doors a layer hands down
 at load) are not symbols and are not seen: design.rst names the two ways
@@ -60,6 +62,23 @@ def sources():
             if f.endswith((".c", ".h")) and not f.endswith(".mod.c"):
                 out.append(os.path.join(sub, f) if sub else f)
     return out
+
+
+def core_pure():
+    """findings: includes in the core other than its own headers"""
+    bad = []
+    core = [os.path.join(DRV, "core", f) for f in
+            sorted(os.listdir(os.path.join(DRV, "core"))) if f.endswith(".c")]
+    inc = os.path.join(ROOT, "include/sroce")
+    core += [os.path.join(inc, f) for f in sorted(os.listdir(inc))
+             if f.endswith(".h") and f != "compat.h"]
+    for path in core:
+        text = open(path, encoding="utf-8").read()
+        for name in re.findall(r'^#\s*include\s*[<"]([^">]+)[">]', text,
+                               re.M):
+            if not name.startswith("sroce/"):
+                bad.append(f"{os.path.relpath(path, ROOT)} includes {name}")
+    return bad
 
 
 def includes(files):
@@ -150,6 +169,9 @@ def main():
             bad += 1
     if bad:
         return 1
+    for finding in core_pure():
+        print(f"layers: the core is not pure: {finding}")
+        bad += 1
     edges = includes(files)
     for k, v in symbols(files).items():
         edges.setdefault(k, []).extend(v)
