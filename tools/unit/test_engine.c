@@ -192,12 +192,9 @@ static void deliver(struct end *x, int dir, int out_dir, int drop)
 					x->inv_rkey = a.inv_rkey;
 			}
 			if (a.ack) {
-				struct sroce_hdrs h = {};
+				struct sroce_hdrs h;
 
-				h.bth.opcode = SROCE_RC_ACK;
-				h.bth.psn = a.tx.psn;
-				h.aeth.syndrome = a.tx.syndrome;
-				h.aeth.msn = a.tx.msn;
+				sroce_tx_ack_hdrs(&a.tx, 0, 0xffff, &h);
 				emit(out_dir, &h, NULL, 0);
 			}
 			resp_run(x, out_dir);
@@ -205,6 +202,11 @@ static void deliver(struct end *x, int dir, int out_dir, int drop)
 			struct sroce_sq_act a, b;
 
 			sroce_comp_rx(&x->sq, &p, &a);
+			/* placement last, and only on a QP that did not fail */
+			if (a.error) {
+				req_run(x, out_dir);
+				continue;
+			}
 			if (a.place && a.awrite) {
 				sroce_comp_placed(&x->sq, &a, true, &b);
 			} else if (a.place && a.atomic) {
