@@ -15,10 +15,12 @@
 #                   minutes, no guest; for every change (make check before
 #                   landing)
 #
-# KDIR defaults to the newest Debian kernel build tree installed, so the
-# module builds on a machine whose running kernel is not Debian's.
+# KDIR defaults to the running kernel's build tree when its headers are
+# installed, else to the newest one installed (a machine whose running
+# kernel is not Debian's, a container); "make" says which it took.
+# "make KDIR=/lib/modules/VERSION/build" builds for any other.
 
-KDIR ?= $(shell ls -d /lib/modules/*/build 2>/dev/null | sort -V | tail -n 1)
+KDIR ?= $(shell tools/kdir.sh)
 KVER ?= $(notdir $(patsubst %/build,%,$(KDIR)))
 MODULE := drivers/infiniband/sw/sroce/rdma_sroce.ko
 
@@ -28,6 +30,7 @@ all: modules
 
 modules:
 	@test -n "$(KDIR)" || { echo "no kernel build tree: run 'make deps' (linux-headers-amd64)"; exit 1; }
+	@echo "sroce: building for $(KVER) ($(KDIR))"
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
 
 # INSTALL_MOD_PATH=DIR stages the installation under DIR instead of /.
@@ -40,6 +43,7 @@ install: modules
 modclean:
 	@test -z "$(KDIR)" || \
 		$(MAKE) -C $(KDIR) M=$(CURDIR)/drivers/infiniband/sw/sroce clean
+	rm -rf drivers/infiniband/sw/sroce/compat/generated
 	rm -f Module.symvers modules.order .Module.symvers.cmd .modules.order.cmd
 
 clean: modclean

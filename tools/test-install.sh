@@ -11,7 +11,7 @@ set -uo pipefail
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 cd "$SRC" || exit 2
 STAGE=$SRC/build/install-test
-KDIR=${KDIR:-$(ls -d /lib/modules/*/build 2>/dev/null | sort -V | tail -n 1)}
+KDIR=${KDIR:-$("$(dirname "$0")/kdir.sh")}
 KVER=$(basename "$(dirname "$KDIR")")
 DIR=$STAGE/lib/modules/$KVER
 n=0

@@ -9,7 +9,7 @@ set -euo pipefail
 PKGS=(
 	build-essential bc bison flex kmod cpio gzip
 	linux-headers-amd64 linux-image-amd64 linux-source-6.1
-	sparse clang llvm cppcheck libelf-dev libssl-dev
+	sparse clang llvm cppcheck libelf-dev libssl-dev dwarves
 	qemu-system-x86 busybox-static
 	rdma-core ibverbs-utils ibverbs-providers perftest rdmacm-utils ucx-utils
 	libibverbs-dev

@@ -14,6 +14,7 @@
 #include <rdma/uverbs_ioctl.h>
 
 #include "sroce.h"
+#include "sroce_compat.h"
 #include "sroce_cq.h"
 #include "sroce_param.h"
 
@@ -143,9 +144,20 @@ static int sroce_cq_respond(struct sroce_cq *cq, struct ib_udata *udata)
 	return ib_copy_to_udata(udata, &resp, min(udata->outlen, sizeof(resp)));
 }
 
+/*
+ * create_cq gets the udata, or (6.11+) the uverbs attribute bundle that
+ * holds it; a kernel caller passes neither.
+ */
+#ifdef SROCE_HAVE_CREATE_CQ_ATTRS
+int sroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
+		    struct uverbs_attr_bundle *attrs)
+{
+	struct ib_udata *udata = attrs ? &attrs->driver_udata : NULL;
+#else
 int sroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		    struct ib_udata *udata)
 {
+#endif
 	struct sroce_cq *cq = to_scq(ibcq);
 	int err;
 

@@ -11,6 +11,7 @@
 #include <linux/workqueue.h>
 #include <rdma/ib_verbs.h>
 
+#include "sroce_compat.h"
 #include "sroce_queue.h"
 
 struct sroce_cq {
@@ -32,8 +33,13 @@ bool sroce_cq_post(struct sroce_cq *cq, const struct ib_wc *wc,
 		   bool solicited);
 void sroce_cq_notify(struct sroce_cq *cq);
 
+#ifdef SROCE_HAVE_CREATE_CQ_ATTRS
+int sroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
+		    struct uverbs_attr_bundle *attrs);
+#else
 int sroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		    struct ib_udata *udata);
+#endif
 int sroce_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
 int sroce_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata);
 int sroce_poll_cq(struct ib_cq *ibcq, int n, struct ib_wc *wc);

@@ -28,6 +28,7 @@
 
 #include "sroce.h"
 #include "sroce_ah.h"
+#include "sroce_compat.h"
 #include "sroce_counters.h"
 #include "sroce_cq.h"
 #include "sroce_mcast.h"
@@ -240,6 +241,7 @@ int sroce_newlink(const char *ibdev_name, struct net_device *ndev)
 	mutex_unlock(&sroce_devices_lock);
 
 	sdev->reported_state = sroce_port_state(sdev);
+	sroce_mark_name_assigned_by_user(&sdev->ibdev);	/* "link add NAME" */
 	/* Keeps sdev's memory ours until we are done with it below. */
 	get_device(&sdev->ibdev.dev);
 	err = ib_register_device(&sdev->ibdev, ibdev_name, NULL);

@@ -35,6 +35,7 @@
 #include <net/udp_tunnel.h>
 
 #include "sroce.h"
+#include "sroce_compat.h"
 #include "sroce_net.h"
 #include "sroce_qp.h"
 
@@ -454,7 +455,7 @@ static struct socket *sroce_udp_open(bool ipv6, udp_tunnel_encap_rcv_t rcv)
 	 * delivery of sroce_loop_mcast().
 	 */
 	if (ipv6)
-		inet6_sk(sock->sk)->mc_loop = 0;
+		sroce_ipv6_mc_loop_off(sock->sk);
 	return sock;
 }
 
