@@ -147,14 +147,16 @@ static struct ibv_qp *rc_new(struct ctx *c, uint64_t ops, int access)
 static int rc_connect(struct ctx *c, struct ibv_qp *qp, uint32_t dest,
 		      uint32_t flow)
 {
+	struct ibv_ah_attr ah;
 	struct vu_rc p;
 	int rc;
 
 	/* the path ah_attr() gives a UD send */
-	vu_rc_path(&p, &c->gid, c->gid_index, dest);
-	p.hop_limit = 64;
-	p.traffic_class = 106;
-	p.flow_label = flow;
+	ah_attr(c, &ah, flow);
+	vu_rc_path(&p, &ah.grh.dgid, ah.grh.sgid_index, dest);
+	p.hop_limit = ah.grh.hop_limit;
+	p.traffic_class = ah.grh.traffic_class;
+	p.flow_label = ah.grh.flow_label;
 	p.rd_atomic = 4;
 	rc = vu_rc_rtr(qp, &p);
 	if (rc)
