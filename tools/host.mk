@@ -23,13 +23,15 @@ CORE_SRC := $(addprefix $(HERE)/drivers/infiniband/sw/sroce/core/, \
 	sroce_opcode.c sroce_hdr.c sroce_icrc.c sroce_rc.c sroce_rc_sq.c \
 	sroce_rc_rq.c sroce_ud.c sroce_ring.c)
 HOST_SRC := $(HERE)/tools/host/sroce_crc32.c
+# The glue the unit tests and the simulator share (tools/host/glue.h)
+GLUE_SRC := $(HERE)/tools/host/glue.c
 UNIT_SRC := $(sort $(wildcard $(HERE)/tools/unit/*.c))
 FUZZ_SRC := $(HERE)/tools/fuzz/fuzz_parse.c
 FUZZ_RING_SRC := $(HERE)/tools/fuzz/fuzz_ring.c
-SIM_SRC := $(addprefix $(HERE)/tools/sim/, sim.c sim_work.c sim_check.c \
-	sim_adv.c)
+SIM_SRC := $(GLUE_SRC) $(addprefix $(HERE)/tools/sim/, sim.c sim_work.c \
+	sim_check.c sim_adv.c)
 HDRS := $(wildcard $(HERE)/include/sroce/*.h $(HERE)/tools/unit/*.h \
-	$(HERE)/tools/sim/*.h)
+	$(HERE)/tools/sim/*.h $(HERE)/tools/host/*.h)
 SIM_RUNS ?= 300
 SIM_SEED ?= 1
 
@@ -47,9 +49,10 @@ all: unit
 $(OUT):
 	mkdir -p $@
 
-$(OUT)/unit_tests: $(CORE_SRC) $(HOST_SRC) $(UNIT_SRC) $(HDRS) | $(OUT)
+$(OUT)/unit_tests: $(CORE_SRC) $(HOST_SRC) $(GLUE_SRC) $(UNIT_SRC) $(HDRS) \
+		| $(OUT)
 	$(HOST_CC) $(CFLAGS_COMMON) -O1 $(SAN) -o $@ $(CORE_SRC) $(HOST_SRC) \
-		$(UNIT_SRC)
+		$(GLUE_SRC) $(UNIT_SRC)
 
 $(OUT)/sim: $(CORE_SRC) $(HOST_SRC) $(SIM_SRC) $(HERE)/tools/sim/sim_main.c \
 		$(HDRS) | $(OUT)
