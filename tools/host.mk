@@ -29,7 +29,7 @@ UNIT_SRC := $(sort $(wildcard $(HERE)/tools/unit/*.c))
 FUZZ_SRC := $(HERE)/tools/fuzz/fuzz_parse.c
 FUZZ_RING_SRC := $(HERE)/tools/fuzz/fuzz_ring.c
 SIM_SRC := $(GLUE_SRC) $(addprefix $(HERE)/tools/sim/, sim.c sim_work.c \
-	sim_check.c sim_adv.c)
+	sim_check.c sim_adv.c sim_ev.c sim_trace.c)
 HDRS := $(wildcard $(HERE)/include/sroce/*.h $(HERE)/tools/unit/*.h \
 	$(HERE)/tools/sim/*.h $(HERE)/tools/host/*.h)
 SIM_RUNS ?= 300

@@ -95,7 +95,7 @@ void hg_start(struct hg_side *s, const struct hg_cfg *cfg)
 /* ---------------------------------------------------------------- */
 /* Memory regions                                                      */
 
-const struct hg_mr *hg_mr_find(const struct hg_side *s, u32 rkey)
+static const struct hg_mr *mr_find(const struct hg_side *s, u32 rkey)
 {
 	u32 i;
 
@@ -109,7 +109,7 @@ const struct hg_mr *hg_mr_find(const struct hg_side *s, u32 rkey)
 static const struct hg_mr *mr_check(const struct hg_side *s, u32 rkey,
 				    u64 va, u64 len, u32 access)
 {
-	const struct hg_mr *mr = hg_mr_find(s, rkey);
+	const struct hg_mr *mr = mr_find(s, rkey);
 
 	if (!mr || (mr->access & access) != access)
 		return NULL;

@@ -217,9 +217,6 @@ void hg_send_pkt(struct hg_side *s, struct sroce_hdrs *h, const u8 *payload,
 void hg_sq_checked(struct hg_side *s, const char *call);
 void hg_rq_checked(struct hg_side *s, const char *call);
 
-/* The MR of @rkey, or NULL */
-const struct hg_mr *hg_mr_find(const struct hg_side *s, u32 rkey);
-
 static inline bool hg_failed(const struct hg_side *s)
 {
 	return *s->failed;

@@ -1,22 +1,24 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The simulated world: a virtual clock and an event queue, a wire per
- * direction, and the glue that drives the two engines of each endpoint
- * exactly as the kernel module does.
+ * direction, and two endpoints whose engines the host glue drives
+ * (tools/host/glue.c) exactly as the kernel module does.
  *
  * - Events: packet delivered, retransmit timer, RNR timer, link ready to
  *   take more packets, user posts send WQEs, user posts receive WQEs,
  *   adversary injects a packet.  Ties break by insertion order, so a
- *   seed replays event for event.
+ *   seed replays event for event (sim_ev.c).
  * - Wire: one link per endpoint (its transmit side) serialises packets at
  *   the configured bandwidth; each packet then gets latency +- jitter, an
  *   optional reorder delay, and may be lost, duplicated or corrupted.
  *   The engines are paused while the link holds more than
  *   SIM_TX_BACKLOG_BYTES, like a NIC ring that is full.
- * - Glue: every engine call is followed by sroce_sq_check() /
- *   sroce_rq_check() and by the simulator's own checks of what the engine
- *   asked for (placement inside what was granted and requested,
- *   completions in [comp, fetch), each WQE completed once).
+ * - Glue: the host glue calls every engine, checks the engines'
+ *   invariants and carries out their actions; through its hooks (struct
+ *   hg_ops, below) the simulator adds the timers, the user who posts
+ *   WQEs, the trace, and its own checks of what the engines ask for
+ *   against the workload (requests and placement inside what was posted
+ *   and requested, each WQE completed once, receives as the peer sent).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,37 +26,10 @@
 
 #include "sim_int.h"
 
-enum sim_ev_type {
-	EV_DELIVER,
-	EV_REXMIT,
-	EV_RNR,
-	EV_TX_READY,
-	EV_POST,
-	EV_RPOST,
-	EV_FORGE,
-};
-
-#define EVF_CORRUPT	BIT(0)
-#define EVF_FORGED	BIT(1)
-#define EVF_TAKEN	BIT(2)	/* through the slow receiver's queue */
-
-struct sim_ev {
-	u64	t;
-	u64	seq;
-	u8	type;
-	u8	side;
-	u8	flags;
-	u32	gen;
-	u8	*buf;
-	u32	len;
-};
-
 /* Ethernet + FCS, IPv4, UDP, preamble and gap: bytes a packet costs */
 #define SIM_WIRE_OVERHEAD	(18 + 20 + 8 + 20)
 /* Link backlog above which the engines are not asked for more */
 #define SIM_TX_BACKLOG_BYTES	(64 * 1024)
-/* Engine steps in one pump before it counts as a livelock */
-#define SIM_PUMP_MAX		200000
 
 static struct sim *cur_world;
 
@@ -69,219 +44,20 @@ static void *xmalloc(size_t n)
 	return p;
 }
 
-/* ---------------------------------------------------------------- */
-/* Failure reports and the trace                                       */
-
-static const char *const what_name[] = {
-	[ST_TX_REQ] = "tx-req",
-	[ST_TX_ACK] = "tx-ack",
-	[ST_TX_RSP] = "tx-rsp",
-	[ST_LOST] = "lost",
-	[ST_CORRUPT] = "corrupt",
-	[ST_DUP] = "dup",
-	[ST_RX] = "rx",
-	[ST_RX_FORGED] = "rx-forged",
-	[ST_DROP] = "drop",
-	[ST_PLACE] = "place",
-	[ST_COMP] = "complete",
-	[ST_RCOMP] = "recv-comp",
-	[ST_ERROR] = "qp-error",
-	[ST_TIMER] = "timer",
-	[ST_TIMEOUT] = "timeout",
-	[ST_RNR_DONE] = "rnr-done",
-	[ST_POST] = "post",
-	[ST_RPOST] = "post-recv",
-	[ST_FORGE] = "forge",
-	[ST_FLUSH] = "flushed",
-	[ST_REQ_IDLE] = "req-idle",
-	[ST_RESULT] = "  ->",
-};
-
-static void trace_print(FILE *f, const struct sim_trace *t)
-{
-	const char *op = t->opcode == 0xff ? "" : sroce_opcode_name(t->opcode);
-
-	fprintf(f, "#  %10llu.%03llu us  %c  %-9s %-24s psn %06x  %llx %llx\n",
-		(unsigned long long)(t->t / 1000),
-		(unsigned long long)(t->t % 1000), 'A' + t->side,
-		what_name[t->what], op, t->psn, (unsigned long long)t->a,
-		(unsigned long long)t->b);
-}
-
-void sim_note(struct sim *w, int side, u8 what, u8 opcode, u32 psn, u64 a,
-	      u64 b)
-{
-	struct sim_trace *t = &w->trace[w->ntrace++ % SIM_TRACE];
-
-	t->t = w->now;
-	t->side = (u8)side;
-	t->what = what;
-	t->opcode = opcode;
-	t->psn = psn;
-	t->a = a;
-	t->b = b;
-	if (w->cfg->verbose > 1)
-		trace_print(stdout, t);
-}
-
-static void trace_dump(const struct sim *w, FILE *f, u32 last)
-{
-	u64 n = w->ntrace < last ? w->ntrace : last;
-	u64 i;
-
-	fprintf(f, "# last %llu of %llu events (time side what opcode psn a b):\n",
-		(unsigned long long)n, (unsigned long long)w->ntrace);
-	for (i = w->ntrace - n; i < w->ntrace; i++)
-		trace_print(f, &w->trace[i % SIM_TRACE]);
-}
-
 void sim_dump_trace(void)
 {
 	if (cur_world)
-		trace_dump(cur_world, stdout, 200);
+		sim_trace_dump(cur_world, stdout, 200);
 }
 
-void sim_fail(struct sim *w, const char *fmt, ...)
+static struct sim_side *side_of(struct hg_side *g)
 {
-	va_list ap;
-	int n;
-
-	if (w->failed)
-		return;
-	w->failed = true;
-	n = snprintf(w->res->why, sizeof(w->res->why), "t=%llu ns: ",
-		     (unsigned long long)w->now);
-	va_start(ap, fmt);
-	vsnprintf(w->res->why + n, sizeof(w->res->why) - (size_t)n, fmt, ap);
-	va_end(ap);
-}
-
-static void sq_checked(struct sim *w, struct sim_side *s, const char *call)
-{
-	if (!sroce_sq_check(&s->sq))
-		sim_fail(w, "%c: sroce_sq_check() false after %s", 'A' + s->id,
-			 call);
-}
-
-static void rq_checked(struct sim *w, struct sim_side *s, const char *call)
-{
-	if (!sroce_rq_check(&s->rq))
-		sim_fail(w, "%c: sroce_rq_check() false after %s", 'A' + s->id,
-			 call);
-}
-
-static void count_events(struct sim *w, u32 events)
-{
-	int i;
-
-	for (i = 0; i < SROCE_EV_NR; i++)
-		if (events & BIT(i))
-			w->res->cnt[SC_EV_BASE + i]++;
-}
-
-/* ---------------------------------------------------------------- */
-/* Event queue: a binary min-heap on (time, insertion order)           */
-
-static bool ev_before(const struct sim_ev *a, const struct sim_ev *b)
-{
-	return a->t != b->t ? a->t < b->t : a->seq < b->seq;
-}
-
-static void ev_push(struct sim *w, struct sim_ev *ev)
-{
-	u32 i;
-
-	if (w->nheap == w->cap) {
-		w->cap = w->cap ? 2 * w->cap : 1024;
-		w->heap = realloc(w->heap, w->cap * sizeof(*w->heap));
-		if (!w->heap) {
-			fprintf(stderr, "sim: out of memory (events)\n");
-			exit(2);
-		}
-	}
-	ev->seq = w->seq++;
-	for (i = w->nheap++; i; ) {
-		u32 parent = (i - 1) / 2;
-
-		if (!ev_before(ev, &w->heap[parent]))
-			break;
-		w->heap[i] = w->heap[parent];
-		i = parent;
-	}
-	w->heap[i] = *ev;
-}
-
-static bool ev_pop(struct sim *w, struct sim_ev *out)
-{
-	struct sim_ev last;
-	u32 i = 0;
-
-	if (!w->nheap)
-		return false;
-	*out = w->heap[0];
-	last = w->heap[--w->nheap];
-	for (;;) {
-		u32 c = 2 * i + 1;
-
-		if (c >= w->nheap)
-			break;
-		if (c + 1 < w->nheap && ev_before(&w->heap[c + 1], &w->heap[c]))
-			c++;
-		if (!ev_before(&w->heap[c], &last))
-			break;
-		w->heap[i] = w->heap[c];
-		i = c;
-	}
-	if (w->nheap)
-		w->heap[i] = last;
-	return true;
-}
-
-static void ev_at(struct sim *w, u64 t, u8 type, int side, u32 gen, u8 *buf,
-		  u32 len, u8 flags)
-{
-	struct sim_ev ev = {
-		.t = t, .type = type, .side = (u8)side, .gen = gen,
-		.buf = buf, .len = len, .flags = flags,
-	};
-
-	ev_push(w, &ev);
-}
-
-/* ---------------------------------------------------------------- */
-/* Memory regions                                                      */
-
-const struct sim_mr *sim_mr_find(const struct sim_side *s, u32 rkey)
-{
-	int i;
-
-	for (i = 0; i < SIM_NMR; i++)
-		if (s->mr[i].rkey == rkey)
-			return &s->mr[i];
-	return NULL;
-}
-
-/* The MR that grants @access to [va, va + len) under @rkey, or NULL */
-static const struct sim_mr *mr_check(const struct sim_side *s, u32 rkey,
-				     u64 va, u64 len, u32 access)
-{
-	const struct sim_mr *mr = sim_mr_find(s, rkey);
-
-	if (!mr || (mr->access & access) != access)
-		return NULL;
-	if (va < mr->va || len > mr->len || va - mr->va > mr->len - len)
-		return NULL;
-	return mr;
-}
-
-static u8 *mr_ptr(const struct sim_side *s, const struct sim_mr *mr, u64 va)
-{
-	return s->mem + mr->off + (va - mr->va);
+	return (struct sim_side *)((char *)g - offsetof(struct sim_side, g));
 }
 
 static u8 *op_local(const struct sim_side *s, const struct sim_op *op)
 {
-	return s->mem + s->zone_off[op->lzone] + op->loff;
+	return s->g.mem + s->zone_off[op->lzone] + op->loff;
 }
 
 /* ---------------------------------------------------------------- */
@@ -307,19 +83,15 @@ static void adversary_maybe(struct sim *w)
 	if (w->cfg->adversary <= 0 || w->cfg->script)
 		return;
 	if (rng_chance(&w->adv, w->cfg->adversary))
-		ev_at(w, w->now + rng_below(&w->adv, 20000), EV_FORGE, 0, 0,
-		      NULL, 0, 0);
+		sim_ev_at(w, w->now + rng_below(&w->adv, 20000), EV_FORGE, 0,
+			  0, NULL, 0, 0);
 }
 
-/* A forged packet arrives at @to now; takes @buf */
-void sim_inject(struct sim *w, struct sim_side *to, u8 *buf, u32 len)
+/* ops->xmit: put a legitimate packet on @g's link; takes @buf */
+static void hook_xmit(struct hg_side *g, u8 *buf, u32 len)
 {
-	ev_at(w, w->now, EV_DELIVER, to->id, 0, buf, len, EVF_FORGED);
-}
-
-/* Put a legitimate packet on @from's link; takes @buf */
-void sim_send_raw(struct sim *w, struct sim_side *from, u8 *buf, u32 len)
-{
+	struct sim_side *from = side_of(g);
+	struct sim *w = from->world;
 	const struct sim_wire_cfg *c = &w->cfg->wire;
 	u64 start = w->now > from->link_free ? w->now : from->link_free;
 	u64 depart = start + (u64)(len + SIM_WIRE_OVERHEAD) * c->ps_per_byte /
@@ -349,61 +121,46 @@ void sim_send_raw(struct sim *w, struct sim_side *from, u8 *buf, u32 len)
 			b = xmalloc(len);
 			memcpy(b, buf, len);
 		}
-		ev_at(w, depart + wire_delay(w), EV_DELIVER, from->peer->id, 0,
-		      b, len, fl);
+		sim_ev_at(w, depart + wire_delay(w), EV_DELIVER,
+			  from->peer->id, 0, b, len, fl);
 	}
 }
 
-/* Build headers @h + @plen payload bytes and send from @s */
-static void send_pkt(struct sim *w, struct sim_side *s, struct sroce_hdrs *h,
-		     const u8 *payload, u32 plen)
+/* ops->tx_room: the engines wait while the link's backlog is full */
+static bool hook_tx_room(struct hg_side *g)
 {
-	int total = sroce_pkt_len(h->bth.opcode, plen);
-	int hl;
-	u8 *buf;
+	struct sim_side *s = side_of(g);
+	struct sim *w = s->world;
+	u64 room = (u64)SIM_TX_BACKLOG_BYTES * w->cfg->wire.ps_per_byte / 1000;
 
-	if (total < 0) {
-		sim_fail(w, "%c: cannot build %s with %u payload bytes (%s)",
-			 'A' + s->id, sroce_opcode_name(h->bth.opcode), plen,
-			 sroce_drop_reason_name(total));
-		return;
+	if (s->link_free <= w->now + room)
+		return true;
+	if (!s->tx_sched) {
+		s->tx_sched = true;
+		sim_ev_at(w, s->link_free - room, EV_TX_READY, s->id, 0, NULL,
+			  0, 0);
 	}
-	buf = xmalloc((size_t)total);
-	memset(buf, 0, (size_t)total);
-	h->bth.pkey = SROCE_DEFAULT_PKEY;
-	h->bth.dqpn = w->p.qpn[s->peer->id];
-	hl = sroce_build_hdrs(buf, (size_t)total, h, plen);
-	if (hl < 0) {
-		free(buf);
-		sim_fail(w, "%c: sroce_build_hdrs(%s) failed", 'A' + s->id,
-			 sroce_opcode_name(h->bth.opcode));
-		return;
-	}
-	if (plen)
-		memcpy(buf + hl, payload, plen);
-	sim_send_raw(w, s, buf, (u32)total);
-}
-
-static void send_ack(struct sim *w, struct sim_side *s,
-		     const struct sroce_tx_ack *ack)
-{
-	struct sroce_hdrs h;
-
-	sroce_tx_ack_hdrs(ack, w->p.qpn[s->peer->id], SROCE_DEFAULT_PKEY, &h);
-	w->res->cnt[SC_ACKS_SENT]++;
-	sim_note(w, s->id, ST_TX_ACK, SROCE_RC_ACK, ack->psn, ack->syndrome,
-		 ack->msn);
-	send_pkt(w, s, &h, NULL, 0);
+	return false;
 }
 
 /* ---------------------------------------------------------------- */
-/* Send side glue                                                      */
+/* Records: the trace, failures                                        */
 
-static void pump(struct sim *w, struct sim_side *s);
-static void qp_error(struct sim *w, struct sim_side *s);
-static void sq_exec(struct sim *w, struct sim_side *s,
-		    const struct sroce_sq_act *act, const u8 *payload,
-		    u32 plen);
+static void hook_note(struct hg_side *g, enum hg_note what, u8 opcode,
+		      u32 psn, u64 a, u64 b)
+{
+	struct sim_side *s = side_of(g);
+
+	sim_note(s->world, s->id, (u8)what, opcode, psn, a, b);
+}
+
+static void hook_fail(struct hg_side *g, const char *fmt, va_list ap)
+{
+	sim_vfail(side_of(g)->world, fmt, ap);
+}
+
+/* ---------------------------------------------------------------- */
+/* Send side: the user and the workload                                */
 
 static bool op_has_imm(u8 kind)
 {
@@ -431,56 +188,35 @@ static void op_complete(struct sim *w, struct sim_side *s, u32 i, u8 status)
 		sim_note(w, s->id, ST_COMP, 0xff, 0, i, status);
 }
 
-/* Successful completions: WQEs [comp_seen, e->comp) */
-static void sq_report(struct sim *w, struct sim_side *s)
+/* Successful completions: the engine's WQEs in order, each posted once */
+static void hook_sq_comp(struct hg_side *g, u32 i, u8 status)
 {
-	const struct sroce_sq_eng *e = &s->sq;
+	struct sim_side *s = side_of(g);
+	struct sim *w = s->world;
 
-	if (e->comp - s->comp_seen > e->fetch - s->comp_seen) {
-		sim_fail(w, "%c: comp moved to %u, outside [%u, fetch %u]",
-			 'A' + s->id, e->comp, s->comp_seen, e->fetch);
+	if (status == SROCE_WC_SUCCESS && i >= s->posted) {
+		sim_fail(w, "%c: WQE %u completed, never posted", 'A' + s->id,
+			 i);
 		return;
 	}
-	while (s->comp_seen != e->comp && !w->failed) {
-		u32 i = s->comp_seen - s->sq_base;
-
-		if (i >= s->posted) {
-			sim_fail(w, "%c: WQE %u completed, never posted",
-				 'A' + s->id, i);
-			return;
-		}
-		op_complete(w, s, i, SROCE_WC_SUCCESS);
-		s->comp_seen++;
-	}
+	if (status != SROCE_WC_SUCCESS && status != SIM_WC_FLUSH &&
+	    !w->res->sq_err_status[s->id])
+		w->res->sq_err_status[s->id] = status;
+	op_complete(w, s, i, status);
 }
 
-/* The send engine is in error: complete [comp, fetch) and the rest */
-static void sq_flush(struct sim *w, struct sim_side *s)
+/* The engine is flushed: the WQEs it never fetched are flushed too */
+static void hook_sq_flushed(struct hg_side *g)
 {
-	struct sroce_sq_eng *e = &s->sq;
-	u32 i, idx;
+	struct sim_side *s = side_of(g);
+	struct sim *w = s->world;
+	u32 i;
 
-	sq_report(w, s);
-	for (idx = e->comp; idx != e->fetch && !w->failed; idx++) {
-		u8 st = SIM_WC_FLUSH;
-
-		if (e->err_set && idx == e->err_idx &&
-		    e->err_status != SROCE_WC_SUCCESS)
-			st = e->err_status;
-		if (st != SIM_WC_FLUSH && !w->res->sq_err_status[s->id])
-			w->res->sq_err_status[s->id] = st;
-		op_complete(w, s, idx - s->sq_base, st);
-	}
-	for (i = e->fetch - s->sq_base; i < s->nops && !w->failed; i++)
+	for (i = g->sq.fetch - g->sq_base; i < s->nops && !w->failed; i++)
 		op_complete(w, s, i, SIM_WC_FLUSH);
-	sim_note(w, s->id, ST_FLUSH, 0xff, 0, e->comp - s->sq_base, s->nops);
+	sim_note(w, s->id, ST_FLUSH, 0xff, 0, g->sq.comp - g->sq_base,
+		 s->nops);
 	s->posted = s->nops;
-	sroce_sq_flushed(e);
-	sq_checked(w, s, "sroce_sq_flushed");
-	if (e->comp != e->fetch)
-		sim_fail(w, "%c: after sroce_sq_flushed comp %u != fetch %u",
-			 'A' + s->id, e->comp, e->fetch);
-	s->comp_seen = e->comp;
 }
 
 /* The user posts send WQEs whose time has come while the SQ has room */
@@ -488,7 +224,7 @@ static void user_post(struct sim *w, struct sim_side *s)
 {
 	bool any = false;
 
-	while (s->posted < s->nops && !s->qp_err) {
+	while (s->posted < s->nops && !s->g.qp_err) {
 		const struct sim_op *op = &s->ops[s->posted];
 
 		if (op->post_ns > w->now ||
@@ -498,29 +234,26 @@ static void user_post(struct sim *w, struct sim_side *s)
 		s->posted++;
 		any = true;
 	}
-	if (any) {
-		s->want_req = true;
-		pump(w, s);
-	}
+	if (any)
+		hg_kick(&s->g);
 }
 
-/* SROCE_REQ_FETCH: hand the engine the next posted WQE, if any */
-static bool user_push(struct sim *w, struct sim_side *s)
+static void hook_sq_room(struct hg_side *g)
 {
-	struct sroce_sq_eng *e = &s->sq;
-	u32 i = e->fetch - s->sq_base;
-	const struct sim_op *op;
-	struct sroce_wqe *q;
+	struct sim_side *s = side_of(g);
 
-	if (i >= s->posted || s->qp_err)
+	user_post(s->world, s);
+}
+
+/* SROCE_REQ_FETCH: the next posted WQE, if any */
+static bool hook_fetch(struct hg_side *g, u32 i, struct sroce_wqe *q)
+{
+	struct sim_side *s = side_of(g);
+	const struct sim_op *op;
+
+	if (i >= s->posted)
 		return false;
-	if (!sroce_sq_room(e)) {
-		sim_fail(w, "%c: no SQ room for posted WQE %u (comp %u fetch %u size %u)",
-			 'A' + s->id, i, e->comp, e->fetch, e->size);
-		return false;
-	}
 	op = &s->ops[i];
-	q = &e->wqe[e->fetch & (e->size - 1)];
 	q->kind = op->kind;
 	q->flags = op->flags;
 	q->length = op->len;
@@ -528,18 +261,26 @@ static bool user_push(struct sim *w, struct sim_side *s)
 	q->rkey = op->rkey;
 	q->swap_add = op->swap_add;
 	q->compare = op->compare;
-	sroce_sq_push(e);
-	sq_checked(w, s, "sroce_sq_push");
 	return true;
+}
+
+static void hook_wqe(struct hg_side *g, u32 i, struct hg_wqe *out)
+{
+	struct sim_side *s = side_of(g);
+	const struct sim_op *op = &s->ops[i];
+
+	out->buf = op_local(s, op);
+	out->imm = op->imm;
+	out->inv_rkey = 0;
 }
 
 static bool tx_req_valid(struct sim *w, struct sim_side *s,
 			 const struct sroce_tx_req *tx)
 {
-	const struct sroce_sq_eng *e = &s->sq;
+	const struct sroce_sq_eng *e = &s->g.sq;
 	const struct sroce_opcode_info *info = sroce_opcode_get(tx->opcode);
 	const struct sim_op *op;
-	u32 i = tx->idx - s->sq_base;
+	u32 i = tx->idx - s->g.sq_base;
 	/* UC completes a WQE as its last packet is decided: comp - 1 */
 	u32 lo = w->p.uc ? e->comp - 1 : e->comp;
 
@@ -616,15 +357,16 @@ static bool tx_req_valid(struct sim *w, struct sim_side *s,
 	return true;
 }
 
-static void req_send(struct sim *w, struct sim_side *s,
-		     const struct sroce_tx_req *tx)
+/* A request the engine decided: valid for its WQE, recorded for oracle */
+static bool hook_req_check(struct hg_side *g, const struct sroce_tx_req *tx)
 {
+	struct sim_side *s = side_of(g);
+	struct sim *w = s->world;
 	struct sim_op *op;
-	struct sroce_hdrs h;
 
 	if (!tx_req_valid(w, s, tx))
-		return;
-	op = &s->ops[tx->idx - s->sq_base];
+		return false;
+	op = &s->ops[tx->idx - s->g.sq_base];
 	if (w->p.uc && !tx->off && !tx->retransmit) {
 		op->first_psn = tx->psn;
 		op->npkts = sroce_msg_npkts(op->len, w->p.mtu);
@@ -635,20 +377,12 @@ static void req_send(struct sim *w, struct sim_side *s,
 		sim_fail(w, "%c: UC request %s psn %06x: retransmit %d ackreq %d",
 			 'A' + s->id, sroce_opcode_name(tx->opcode), tx->psn,
 			 tx->retransmit, tx->ackreq);
-		return;
+		return false;
 	}
 	if (op->kind == SROCE_WR_READ && tx->reth &&
 	    tx->va - op->rva + tx->dma_len > op->rd_req_hi)
 		op->rd_req_hi = tx->va - op->rva + tx->dma_len;
-	sroce_tx_req_hdrs(tx, w->p.qpn[s->peer->id], SROCE_DEFAULT_PKEY,
-			  op->imm, 0, &h);
-	if (tx->retransmit)
-		w->res->cnt[SC_RETRANSMITS]++;
-	sim_note(w, s->id, ST_TX_REQ, tx->opcode, tx->psn,
-		 tx->idx - s->sq_base, ((u64)tx->off << 32) | tx->len);
-	/* an ATOMIC WRITE carries its 8 bytes from the WQE */
-	send_pkt(w, s, &h, tx->awrite ? (u8 *)&tx->swap_add :
-		 op_local(s, op) + tx->off, tx->len);
+	return true;
 }
 
 /* UD: send the next posted datagram; it is complete once sent */
@@ -680,75 +414,51 @@ static bool ud_req_step(struct sim *w, struct sim_side *s)
 	op->npkts = 1;
 	s->ud_sent++;
 	sim_note(w, s->id, ST_TX_REQ, h.bth.opcode, h.bth.psn, i, op->len);
-	send_pkt(w, s, &h, op_local(s, op), op->len);
+	hg_send_pkt(&s->g, &h, op_local(s, op), op->len);
 	op_complete(w, s, i, SROCE_WC_SUCCESS);
 	user_post(w, s);	/* its SQ slot is free */
 	return s->ud_sent < s->posted;
 }
 
-/*
- * SROCE_REQ_LOCAL: carry out local WQE @idx. Once, in order; an ORDERED
- * one only when every WQE before it has completed.
- */
-static void req_local(struct sim *w, struct sim_side *s, u32 idx)
+static bool hook_ud_step(struct hg_side *g)
 {
-	struct sroce_sq_eng *e = &s->sq;
-	struct sroce_sq_act act;
-	u32 i = idx - s->sq_base;
+	struct sim_side *s = side_of(g);
+
+	return ud_req_step(s->world, s);
+}
+
+/*
+ * SROCE_REQ_LOCAL: local WQE @i is carried out once, in order; an
+ * ORDERED one only when every WQE before it has completed.
+ */
+static bool hook_local(struct hg_side *g, u32 i, u8 *status)
+{
+	struct sim_side *s = side_of(g);
+	struct sim *w = s->world;
+	struct sroce_sq_eng *e = &g->sq;
+	u32 idx = i + g->sq_base;
 	struct sim_op *op;
 
 	if (idx - e->comp >= e->req - e->comp || i >= s->nops) {
 		sim_fail(w, "%c: local WQE idx %u outside [comp %u, req %u)",
 			 'A' + s->id, idx, e->comp, e->req);
-		return;
+		return false;
 	}
 	op = &s->ops[i];
 	if (op->kind != SROCE_WR_LOCAL || op->nlocal++) {
 		sim_fail(w, "%c: WQE %u (kind %u) carried out as local, %u times before",
 			 'A' + s->id, i, op->kind, op->nlocal - 1);
-		return;
+		return false;
 	}
 	if ((op->flags & SROCE_WQE_ORDERED) && e->comp != idx) {
 		sim_fail(w, "%c: ORDERED local WQE %u carried out with WQE %u not complete",
-			 'A' + s->id, i, e->comp - s->sq_base);
-		return;
+			 'A' + s->id, i, e->comp - g->sq_base);
+		return false;
 	}
 	if (op->flags & SROCE_WQE_ORDERED)
 		s->inv_upto = i + 1;
-	sim_note(w, s->id, ST_TX_REQ, 0xff, e->next_psn, i, 0);
-	memset(&act, 0, sizeof(act));
-	sroce_sq_local_done(e, idx, SROCE_WC_SUCCESS, &act);
-	sq_checked(w, s, "sroce_sq_local_done");
-	sq_exec(w, s, &act, NULL, 0);
-}
-
-/* One requester step; false when it has nothing more to do for now */
-static bool req_step(struct sim *w, struct sim_side *s)
-{
-	struct sroce_tx_req tx;
-	struct sroce_sq_act act;
-	enum sroce_req_verdict v;
-
-	if (w->p.ud)
-		return ud_req_step(w, s);
-	memset(&tx, 0, sizeof(tx));
-	memset(&act, 0, sizeof(act));
-	v = sroce_req_next(&s->sq, &tx, &act);
-	sq_checked(w, s, "sroce_req_next");
-	if (v == SROCE_REQ_SEND)
-		req_send(w, s, &tx);
-	else if (v == SROCE_REQ_LOCAL)
-		req_local(w, s, tx.idx);
-	else
-		sim_note(w, s->id, ST_REQ_IDLE, 0xff, s->sq.next_psn, v,
-			 ((u64)(s->sq.req - s->sq_base) << 32) |
-			 s->sq.req_off);
-	sq_exec(w, s, &act, NULL, 0);
-	if (w->failed || s->qp_err)
-		return false;
-	if (v == SROCE_REQ_FETCH)
-		return user_push(w, s);
-	return v == SROCE_REQ_SEND || v == SROCE_REQ_LOCAL;
+	*status = SROCE_WC_SUCCESS;
+	return true;
 }
 
 static void arm_rexmit(struct sim *w, struct sim_side *s, u64 ns)
@@ -759,7 +469,7 @@ static void arm_rexmit(struct sim *w, struct sim_side *s, u64 ns)
 		return;
 	}
 	s->rexmit_on = true;
-	ev_at(w, w->now + ns, EV_REXMIT, s->id, s->rexmit_gen, NULL, 0, 0);
+	sim_ev_at(w, w->now + ns, EV_REXMIT, s->id, s->rexmit_gen, NULL, 0, 0);
 }
 
 static void sq_timer(struct sim *w, struct sim_side *s,
@@ -787,24 +497,32 @@ static void sq_timer(struct sim *w, struct sim_side *s,
 		s->rexmit_gen++;
 		s->rnr_gen++;
 		w->res->cnt[SC_RNR_WAITS]++;
-		ev_at(w, w->now + act->timer_ns, EV_RNR, s->id, s->rnr_gen,
-		      NULL, 0, 0);
+		sim_ev_at(w, w->now + act->timer_ns, EV_RNR, s->id,
+			  s->rnr_gen, NULL, 0, 0);
 		break;
 	default:
 		sim_fail(w, "%c: unknown timer op %u", 'A' + s->id, act->timer);
 	}
 }
 
-/* A READ response's payload: check where it goes, then copy it */
-static bool sq_place(struct sim *w, struct sim_side *s,
-		     const struct sroce_sq_act *act, const u8 *payload,
-		     u32 plen)
+static void hook_timer(struct hg_side *g, const struct sroce_sq_act *act)
 {
-	const struct sroce_sq_eng *e = &s->sq;
-	u32 i = act->place_idx - s->sq_base;
+	struct sim_side *s = side_of(g);
+
+	sq_timer(s->world, s, act);
+}
+
+/* Where a READ response or an atomic result goes: into what was asked */
+static bool hook_place_check(struct hg_side *g, const struct sroce_sq_act *act,
+			     u32 plen)
+{
+	struct sim_side *s = side_of(g);
+	struct sim *w = s->world;
+	const struct sroce_sq_eng *e = &g->sq;
+	u32 i = act->place_idx - g->sq_base;
 	const struct sim_op *op;
 
-	if (act->place_idx - e->comp >= e->fetch - e->comp || i >= s->nops) {
+	if (i >= s->nops) {
 		sim_fail(w, "%c: READ response placed into WQE idx %u, outside [comp %u, fetch %u)",
 			 'A' + s->id, act->place_idx, e->comp, e->fetch);
 		return false;
@@ -822,7 +540,7 @@ static bool sq_place(struct sim *w, struct sim_side *s,
 				 'A' + s->id, i, op->kind);
 			return false;
 		}
-		return true;	/* nothing to place */
+		return true;
 	}
 	if (act->atomic) {
 		if (!sim_kind_atomic(op->kind) ||
@@ -833,8 +551,6 @@ static bool sq_place(struct sim *w, struct sim_side *s,
 				 act->place_len);
 			return false;
 		}
-		sim_note(w, s->id, ST_PLACE, 0xff, 0, i, act->atomic_orig);
-		memcpy(op_local(s, op), &act->atomic_orig, 8);
 		return true;
 	}
 	if (op->kind != SROCE_WR_READ) {
@@ -849,229 +565,49 @@ static bool sq_place(struct sim *w, struct sim_side *s,
 			 (unsigned long long)op->rd_req_hi, op->len);
 		return false;
 	}
-	sim_note(w, s->id, ST_PLACE, 0xff, 0, i,
-		 ((u64)act->place_off << 32) | act->place_len);
-	if (act->place_len)
-		memcpy(op_local(s, op) + act->place_off, payload,
-		       act->place_len);
 	return true;
-}
-
-static void sq_exec(struct sim *w, struct sim_side *s,
-		    const struct sroce_sq_act *act, const u8 *payload,
-		    u32 plen)
-{
-	struct sroce_sq_act act2;
-
-	/* In the order struct sroce_sq_act gives, as the kernel glue */
-	count_events(w, act->events);
-	if (w->failed)
-		return;
-	sq_report(w, s);
-	if (act->error)
-		qp_error(w, s);
-	if (!s->qp_err)
-		sq_timer(w, s, act);
-	if (act->kick)
-		s->want_req = true;
-	if (act->place && !s->qp_err && !w->failed) {
-		if (!sq_place(w, s, act, payload, plen))
-			return;
-		memset(&act2, 0, sizeof(act2));
-		sroce_comp_placed(&s->sq, act, true, &act2);
-		sq_checked(w, s, "sroce_comp_placed");
-		if (act2.place) {
-			sim_fail(w, "%c: sroce_comp_placed asks to place again",
-				 'A' + s->id);
-			return;
-		}
-		sq_exec(w, s, &act2, NULL, 0);
-	}
-	user_post(w, s);
-	pump(w, s);
-}
-
-/* An ACK or READ response reached the requester */
-static void rx_response(struct sim *w, struct sim_side *s,
-			const struct sroce_pkt *pkt, const u8 *payload)
-{
-	struct sroce_sq_act act;
-
-	w->res->cnt[SC_RX_RESP]++;
-	memset(&act, 0, sizeof(act));
-	sroce_comp_rx(&s->sq, pkt, &act);
-	sq_checked(w, s, "sroce_comp_rx");
-	sim_note(w, s->id, ST_RESULT, 0xff, s->sq.una_psn, act.events,
-		 (u64)act.place | (u64)act.error << 12 | (u64)act.kick << 16 |
-		 (u64)act.timer << 20);
-	sq_exec(w, s, &act, payload, pkt->payload_len);
 }
 
 static void on_rexmit(struct sim *w, struct sim_side *s, u32 gen)
 {
 	struct sroce_sq_act act;
 
-	if (gen != s->rexmit_gen || !s->rexmit_on || s->qp_err)
+	if (gen != s->rexmit_gen || !s->rexmit_on || s->g.qp_err)
 		return;
 	s->rexmit_on = false;
 	w->res->cnt[SC_TIMEOUTS]++;
-	sim_note(w, s->id, ST_TIMEOUT, 0xff, s->sq.una_psn, s->sq.comp,
-		 s->sq.fetch);
+	sim_note(w, s->id, ST_TIMEOUT, 0xff, s->g.sq.una_psn, s->g.sq.comp,
+		 s->g.sq.fetch);
 	memset(&act, 0, sizeof(act));
-	sroce_sq_timeout(&s->sq, &act);
-	sq_checked(w, s, "sroce_sq_timeout");
-	sim_note(w, s->id, ST_TIMEOUT, 0xff, s->sq.next_psn, act.kick,
-		 ((u64)(s->sq.req - s->sq_base) << 32) | s->sq.req_off);
-	sq_exec(w, s, &act, NULL, 0);
+	sroce_sq_timeout(&s->g.sq, &act);
+	hg_sq_checked(&s->g, "sroce_sq_timeout");
+	sim_note(w, s->id, ST_TIMEOUT, 0xff, s->g.sq.next_psn, act.kick,
+		 ((u64)(s->g.sq.req - s->g.sq_base) << 32) | s->g.sq.req_off);
+	hg_sq_exec(&s->g, &act, NULL, 0);
 }
 
 static void on_rnr(struct sim *w, struct sim_side *s, u32 gen)
 {
 	struct sroce_sq_act act;
 
-	if (gen != s->rnr_gen || s->qp_err)
+	if (gen != s->rnr_gen || s->g.qp_err)
 		return;
-	sim_note(w, s->id, ST_RNR_DONE, 0xff, s->sq.una_psn, 0, 0);
+	sim_note(w, s->id, ST_RNR_DONE, 0xff, s->g.sq.una_psn, 0, 0);
 	memset(&act, 0, sizeof(act));
-	sroce_sq_rnr_done(&s->sq, &act);
-	sq_checked(w, s, "sroce_sq_rnr_done");
-	sq_exec(w, s, &act, NULL, 0);
+	sroce_sq_rnr_done(&s->g.sq, &act);
+	hg_sq_checked(&s->g, "sroce_sq_rnr_done");
+	hg_sq_exec(&s->g, &act, NULL, 0);
 }
 
 /* ---------------------------------------------------------------- */
-/* Receive side glue                                                   */
+/* Receive side: the workload's receive WQEs and their oracle          */
 
-struct env_ctx {
-	struct sim *w;
-	struct sim_side *s;
-};
-
-static int env_take_rwqe(void *ctx, u32 *len)
+static u8 *hook_rwqe(struct hg_side *g, u32 i, u32 *len)
 {
-	struct env_ctx *c = ctx;
-	struct sim_side *s = c->s;
+	struct sim_side *s = side_of(g);
 
-	if (s->rheld) {
-		sim_fail(c->w, "%c: take_rwqe while receive %u is held",
-			 'A' + s->id, s->rheld_idx);
-		return -1;
-	}
-	if (s->rtaken >= s->rposted) {
-		c->w->res->cnt[SC_RQ_EMPTY]++;
-		return -1;
-	}
-	s->rheld = true;
-	s->rheld_idx = s->rtaken++;
-	*len = s->rwqes[s->rheld_idx].len;
-	return 0;
-}
-
-static bool env_rkey_ok(void *ctx, u32 rkey, u64 va, u32 len, u32 access)
-{
-	struct env_ctx *c = ctx;
-	struct sim_side *s = c->s;
-
-	if (!mr_check(s, rkey, va, len, access)) {
-		c->w->res->cnt[SC_RKEY_DENIED]++;
-		return false;
-	}
-	if (!(access & SROCE_ACC_REMOTE_WRITE))
-		return true;
-	/* the Write in progress: its packets must stay inside this */
-	s->ok_valid = true;
-	s->ok_rkey = rkey;
-	s->ok_va = va;
-	s->ok_len = len;
-	return true;
-}
-
-static bool env_atomic(void *ctx, const struct sroce_atomic_op *op, u64 *orig)
-{
-	struct env_ctx *c = ctx;
-	struct sim_side *s = c->s;
-	const struct sim_mr *mr;
-	u64 v;
-	u8 *p;
-
-	if (op->va & 7) {
-		sim_fail(c->w, "%c: misaligned atomic at %llx reached the glue",
-			 'A' + s->id, (unsigned long long)op->va);
-		return false;
-	}
-	mr = mr_check(s, op->rkey, op->va, 8, op->write ?
-		      SROCE_ACC_REMOTE_WRITE : SROCE_ACC_REMOTE_ATOMIC);
-	if (!mr) {
-		c->w->res->cnt[SC_RKEY_DENIED]++;
-		return false;
-	}
-	p = mr_ptr(s, mr, op->va);
-	if (op->write) {
-		memcpy(p, &op->swap_add, 8);
-		c->w->res->cnt[SC_ATOMICS]++;
-		c->w->res->cnt[SC_ATOMIC_WRITES]++;
-		return true;
-	}
-	memcpy(&v, p, 8);
-	*orig = v;
-	if (!op->cmp_swap)
-		v += op->swap_add;
-	else if (v == op->compare)
-		v = op->swap_add;
-	memcpy(p, &v, 8);
-	c->w->res->cnt[SC_ATOMICS]++;
-	return true;
-}
-
-static bool rq_place_rwqe(struct sim *w, struct sim_side *s,
-			  const struct sroce_rq_act *act, const u8 *payload)
-{
-	const struct sim_rwqe *rw;
-
-	if (!s->rheld) {
-		sim_fail(w, "%c: PLACE_RWQE with no receive WQE held",
-			 'A' + s->id);
-		return false;
-	}
-	rw = &s->rwqes[s->rheld_idx];
-	if ((u64)act->off + act->len > rw->len) {
-		sim_fail(w, "%c: PLACE_RWQE [%u, +%u) beyond receive %u of %u bytes",
-			 'A' + s->id, act->off, act->len, s->rheld_idx,
-			 rw->len);
-		return false;
-	}
-	if (act->len)
-		memcpy(s->mem + rw->off + act->off, payload, act->len);
-	return true;
-}
-
-/* Remote write: the glue checks the key again, as the kernel does */
-static bool rq_place_mr(struct sim *w, struct sim_side *s, u32 psn,
-			struct sroce_rq_act *act, const u8 *payload)
-{
-	const struct sim_mr *mr;
-
-	if (!act->len)
-		return true;
-	mr = mr_check(s, act->rkey, act->va, act->len, SROCE_ACC_REMOTE_WRITE);
-	if (!mr) {
-		sim_fail(w, "%c: PLACE_MR rkey %x va %llx len %u: not granted (glue refuses; engine must have checked)",
-			 'A' + s->id, act->rkey, (unsigned long long)act->va,
-			 act->len);
-		sroce_rq_fail(&s->rq, psn, SROCE_NAK_REM_ACCESS,
-			      SROCE_WC_SUCCESS, act);
-		rq_checked(w, s, "sroce_rq_fail");
-		return false;
-	}
-	if (!s->ok_valid || act->rkey != s->ok_rkey || act->va < s->ok_va ||
-	    act->va - s->ok_va + act->len > s->ok_len) {
-		sim_fail(w, "%c: PLACE_MR rkey %x [%llx, +%u) outside what rkey_ok approved (%x [%llx, +%llu))",
-			 'A' + s->id, act->rkey, (unsigned long long)act->va,
-			 act->len, s->ok_rkey, (unsigned long long)s->ok_va,
-			 (unsigned long long)s->ok_len);
-		return false;
-	}
-	memcpy(mr_ptr(s, mr, act->va), payload, act->len);
-	return true;
+	*len = s->rwqes[i].len;
+	return g->mem + s->rwqes[i].off;
 }
 
 /*
@@ -1094,8 +630,8 @@ static u32 uc_which_op(struct sim *w, struct sim_side *s,
 		    !sroce_psn_in_window(psn, op->first_psn, op->npkts))
 			continue;
 		dst = op->kind == SROCE_WR_WRITE_IMM ?
-		      s->mem + s->zone_off[op->rzone] + op->roff :
-		      s->mem + rw->off;
+		      s->g.mem + s->zone_off[op->rzone] + op->roff :
+		      s->g.mem + rw->off;
 		if (rw->byte_len == op->len && !memcmp(dst, src, op->len))
 			return i;
 		sim_fail(w, "%c: UC receive completed by %c WQE %u (kind %u len %u) with byte_len %u or wrong data",
@@ -1148,22 +684,17 @@ static void rcomp_check(struct sim *w, struct sim_side *s,
 			 rw->imm_val, rw->rdma_imm);
 }
 
-static void rq_complete(struct sim *w, struct sim_side *s,
-			const struct sroce_pkt *pkt,
-			const struct sroce_rq_act *act)
+static void hook_rq_comp(struct hg_side *g, u32 idx,
+			 const struct sroce_pkt *pkt,
+			 const struct sroce_rq_act *act)
 {
-	struct sim_rwqe *rw;
+	struct sim_side *s = side_of(g);
+	struct sim *w = s->world;
+	struct sim_rwqe *rw = &s->rwqes[idx];
 
-	if (!s->rheld) {
-		sim_fail(w, "%c: receive completion with no receive WQE held",
-			 'A' + s->id);
-		return;
-	}
-	rw = &s->rwqes[s->rheld_idx];
-	s->rheld = false;
 	if (rw->ncomp++) {
 		sim_fail(w, "%c: receive %u completed twice", 'A' + s->id,
-			 s->rheld_idx);
+			 idx);
 		return;
 	}
 	rw->status = act->wc_status;
@@ -1171,207 +702,28 @@ static void rq_complete(struct sim *w, struct sim_side *s,
 	rw->imm = act->wc_imm;
 	rw->imm_val = act->wc_imm ? pkt->hdr.imm : 0;
 	rw->rdma_imm = act->wc_rdma_imm;
-	sim_note(w, s->id, ST_RCOMP, 0xff, 0, s->rheld_idx,
+	sim_note(w, s->id, ST_RCOMP, 0xff, 0, idx,
 		 ((u64)rw->status << 32) | rw->byte_len);
-	rcomp_check(w, s, rw, s->rheld_idx, pkt->hdr.bth.psn);
+	rcomp_check(w, s, rw, idx, pkt->hdr.bth.psn);
 }
 
-static void rq_exec(struct sim *w, struct sim_side *s,
-		    const struct sroce_pkt *pkt, const u8 *payload,
-		    struct sroce_rq_act *act)
+static void hook_rq_flushed(struct hg_side *g, u32 i)
 {
-	u32 psn = pkt->hdr.bth.psn;
+	struct sim_side *s = side_of(g);
 
-	count_events(w, act->events);
-	if (act->place != SROCE_PLACE_NONE && act->len > pkt->payload_len) {
-		sim_fail(w, "%c: placement of %u bytes from a %u byte payload",
-			 'A' + s->id, act->len, pkt->payload_len);
-		return;
-	}
-	if (act->place == SROCE_PLACE_RWQE && !rq_place_rwqe(w, s, act, payload))
-		return;
-	if (act->place == SROCE_PLACE_MR)
-		rq_place_mr(w, s, psn, act, payload);
-	if (act->place > SROCE_PLACE_MR)
-		sim_fail(w, "%c: unknown placement %u", 'A' + s->id,
-			 act->place);
-	if (act->complete)
-		rq_complete(w, s, pkt, act);
-	if (act->ack)
-		send_ack(w, s, &act->tx);
-	if (act->error)
-		qp_error(w, s);
-	if (act->kick)
-		s->want_rsp = true;
-	pump(w, s);
+	s->rwqes[i].ncomp++;
+	s->rwqes[i].status = SIM_WC_FLUSH;
 }
 
-/* A request reached the responder */
-static void rx_request(struct sim *w, struct sim_side *s,
-		       const struct sroce_pkt *pkt, const u8 *payload)
+/* The QP went to error: its timers stop */
+static void hook_error(struct hg_side *g)
 {
-	struct env_ctx ctx = { .w = w, .s = s };
-	struct sroce_rq_env env = {
-		.ctx = &ctx,
-		.take_rwqe = env_take_rwqe,
-		.rkey_ok = env_rkey_ok,
-		.atomic = env_atomic,
-	};
-	struct sroce_rq_act act;
+	struct sim_side *s = side_of(g);
 
-	w->res->cnt[SC_RX_REQ]++;
-	memset(&act, 0, sizeof(act));
-	sroce_rq_rx(&s->rq, pkt, &env, &act);
-	rq_checked(w, s, "sroce_rq_rx");
-	sim_note(w, s->id, ST_RESULT, 0xff, s->rq.epsn, act.events,
-		 (u64)act.place | (u64)act.complete << 4 | (u64)act.ack << 8 |
-		 (u64)act.error << 12 | (u64)act.kick << 16);
-	if (!w->failed)
-		rq_exec(w, s, pkt, payload, &act);
-}
-
-static void send_read_rsp(struct sim *w, struct sim_side *s,
-			  const struct sroce_tx_rsp *r)
-{
-	const struct sroce_opcode_info *info = sroce_opcode_get(r->opcode);
-	const struct sim_mr *mr = NULL;
-	struct sroce_tx_ack nak;
-	struct sroce_hdrs h;
-
-	if (r->opcode == SROCE_RC_ATOMIC_ACK && !r->len) {
-		sroce_tx_rsp_hdrs(r, w->p.qpn[s->peer->id], SROCE_DEFAULT_PKEY,
-				  &h);
-		sim_note(w, s->id, ST_TX_RSP, r->opcode, r->psn, r->orig, 0);
-		send_pkt(w, s, &h, NULL, 0);
-		return;
-	}
-	if (!info || !(info->mask & SROCE_MASK_READ) ||
-	    !(info->mask & SROCE_MASK_RESP) || r->len > w->p.mtu) {
-		sim_fail(w, "%c: bad READ response %s len %u", 'A' + s->id,
-			 sroce_opcode_name(r->opcode), r->len);
-		return;
-	}
-	if (r->len) {
-		mr = mr_check(s, r->rkey, r->va, r->len, SROCE_ACC_REMOTE_READ);
-		if (!mr) {
-			sim_fail(w, "%c: READ response from rkey %x [%llx, +%u): not granted",
-				 'A' + s->id, r->rkey,
-				 (unsigned long long)r->va, r->len);
-			sroce_rq_read_failed(&s->rq, r->psn, &nak);
-			rq_checked(w, s, "sroce_rq_read_failed");
-			send_ack(w, s, &nak);
-			qp_error(w, s);
-			return;
-		}
-	}
-	sroce_tx_rsp_hdrs(r, w->p.qpn[s->peer->id], SROCE_DEFAULT_PKEY, &h);
-	w->res->cnt[SC_READ_RESP_SENT]++;
-	sim_note(w, s->id, ST_TX_RSP, r->opcode, r->psn, r->va, r->len);
-	send_pkt(w, s, &h, mr ? mr_ptr(s, mr, r->va) : NULL, r->len);
-}
-
-/* One responder step: a READ response or a held ACK */
-static bool rsp_step(struct sim *w, struct sim_side *s)
-{
-	struct sroce_tx_rsp r;
-	bool more;
-
-	memset(&r, 0, sizeof(r));
-	more = sroce_rq_next(&s->rq, &r);
-	rq_checked(w, s, "sroce_rq_next");
-	if (!more || w->failed)
-		return false;
-	if (r.is_ack)
-		send_ack(w, s, &r.ack);
-	else
-		send_read_rsp(w, s, &r);
-	return !w->failed;
-}
-
-/* ---------------------------------------------------------------- */
-/* QP error, link pump, delivery                                       */
-
-static void rq_flush(struct sim *w, struct sim_side *s)
-{
-	u32 i;
-
-	sroce_rq_error(&s->rq);
-	rq_checked(w, s, "sroce_rq_error");
-	if (s->rheld) {
-		s->rheld = false;
-		s->rwqes[s->rheld_idx].ncomp++;
-		s->rwqes[s->rheld_idx].status = SIM_WC_FLUSH;
-	}
-	for (i = s->rtaken; i < s->nrwqes; i++) {
-		s->rwqes[i].ncomp++;
-		s->rwqes[i].status = SIM_WC_FLUSH;
-	}
-	s->rtaken = s->rposted = s->nrwqes;
-}
-
-static void qp_error(struct sim *w, struct sim_side *s)
-{
-	if (s->qp_err)
-		return;
-	s->qp_err = true;
-	s->err_ns = w->now;
-	sim_note(w, s->id, ST_ERROR, 0xff, 0, s->sq.state, s->sq.err_status);
-	if (s->sq.state == SROCE_SQ_ERROR) {
-		s->sq_err = true;
-	} else {
-		sroce_sq_fail(&s->sq, s->sq.comp, SROCE_WC_SUCCESS);
-		sq_checked(w, s, "sroce_sq_fail");
-	}
-	sq_flush(w, s);
-	rq_flush(w, s);
+	s->err_ns = s->world->now;
 	s->rexmit_on = false;
 	s->rexmit_gen++;
 	s->rnr_gen++;
-	s->want_req = s->want_rsp = false;
-}
-
-static bool pump_one(struct sim *w, struct sim_side *s)
-{
-	if (s->want_rsp && (s->rsp_turn || !s->want_req)) {
-		s->rsp_turn = false;
-		s->want_rsp = false;
-		if (rsp_step(w, s))
-			s->want_rsp = true;
-	} else {
-		s->rsp_turn = true;
-		s->want_req = false;
-		if (req_step(w, s))
-			s->want_req = true;
-	}
-	return true;
-}
-
-/* Run the engines while the link has room */
-static void pump(struct sim *w, struct sim_side *s)
-{
-	u64 room = (u64)SIM_TX_BACKLOG_BYTES * w->cfg->wire.ps_per_byte / 1000;
-	u32 steps = 0;
-
-	if (s->in_pump)
-		return;
-	s->in_pump = true;
-	while (!w->failed && !s->qp_err && (s->want_req || s->want_rsp)) {
-		if (s->link_free > w->now + room) {
-			if (!s->tx_sched) {
-				s->tx_sched = true;
-				ev_at(w, s->link_free - room, EV_TX_READY,
-				      s->id, 0, NULL, 0, 0);
-			}
-			break;
-		}
-		if (++steps > SIM_PUMP_MAX) {
-			sim_fail(w, "%c: engines produced %u packets at one instant (livelock)",
-				 'A' + s->id, steps);
-			break;
-		}
-		pump_one(w, s);
-	}
-	s->in_pump = false;
 }
 
 /*
@@ -1400,21 +752,21 @@ static void rx_datagram(struct sim *w, struct sim_side *s,
 		w->res->cnt[SC_FORGED_DROPPED]++;
 		return;
 	}
-	if (s->rtaken >= s->rposted) {
+	if (s->g.rtaken >= s->g.rposted) {
 		w->res->cnt[SC_RQ_EMPTY]++;
 		return;
 	}
-	rw = &s->rwqes[s->rtaken];
+	rw = &s->rwqes[s->g.rtaken];
 	if (sroce_ud_rx_fits(pkt, rw->len) != SROCE_UD_OK)
 		return;		/* too big for the next WQE: dropped */
-	memcpy(s->mem + rw->off + SROCE_GRH_LEN, payload, pkt->payload_len);
+	memcpy(s->g.mem + rw->off + SROCE_GRH_LEN, payload, pkt->payload_len);
 	rw->ncomp++;
 	rw->status = SROCE_WC_SUCCESS;
 	rw->byte_len = SROCE_GRH_LEN + pkt->payload_len;
 	rw->imm = pkt->info->mask & SROCE_MASK_IMMDT;
 	rw->imm_val = pkt->hdr.imm;
-	sim_note(w, s->id, ST_RCOMP, 0xff, 0, s->rtaken, rw->byte_len);
-	s->rtaken++;
+	sim_note(w, s->id, ST_RCOMP, 0xff, 0, s->g.rtaken, rw->byte_len);
+	s->g.rtaken++;
 	if (w->adversarial)
 		return;
 	for (i = 0; i < peer->posted; i++) {
@@ -1425,19 +777,19 @@ static void rx_datagram(struct sim *w, struct sim_side *s,
 		    op->len == pkt->payload_len &&
 		    rw->imm == (op->kind == SROCE_WR_SEND_IMM) &&
 		    (!rw->imm || rw->imm_val == op->imm) &&
-		    !memcmp(s->mem + rw->off + SROCE_GRH_LEN,
+		    !memcmp(s->g.mem + rw->off + SROCE_GRH_LEN,
 			    peer->init + peer->zone_off[op->lzone] + op->loff,
 			    op->len)) {
 			rw->got_op = i;
 			if (w->p.uc_strict && i != rw->op)
 				sim_fail(w, "%c: UD receive %u on a perfect wire got %c WQE %u, not %u",
-					 'A' + s->id, s->rtaken - 1,
+					 'A' + s->id, s->g.rtaken - 1,
 					 'A' + peer->id, i, rw->op);
 			return;
 		}
 	}
 	sim_fail(w, "%c: UD receive %u holds no datagram %c sent (PSN %06x, %u bytes)",
-		 'A' + s->id, s->rtaken - 1, 'A' + peer->id, pkt->hdr.bth.psn,
+		 'A' + s->id, s->g.rtaken - 1, 'A' + peer->id, pkt->hdr.bth.psn,
 		 pkt->payload_len);
 }
 
@@ -1453,13 +805,7 @@ static void deliver(struct sim *w, struct sim_side *s, const struct sim_ev *ev)
 			 sroce_get_be24(ev->buf + 9), ev->len, 0);
 		return;
 	}
-	ret = sroce_parse_bth_packet(ev->buf, ev->len, &pkt);
-	if (!ret && pkt.hdr.bth.dqpn != w->p.qpn[s->id])
-		ret = -SROCE_DROP_NR;
-	if (!ret && sroce_opcode_transport(pkt.hdr.bth.opcode) !=
-		    (w->p.uc ? SROCE_TRANSPORT_UC :
-		     w->p.ud ? SROCE_TRANSPORT_UD : SROCE_TRANSPORT_RC))
-		ret = -SROCE_DROP_NR;
+	ret = hg_parse(&s->g, ev->buf, ev->len, &pkt);
 	if (ret) {
 		if (!forged)
 			sim_fail(w, "%c: legitimate packet dropped: %s",
@@ -1472,25 +818,23 @@ static void deliver(struct sim *w, struct sim_side *s, const struct sim_ev *ev)
 		 ((u64)pkt.hdr.aeth.syndrome << 24) | pkt.hdr.aeth.msn);
 	if (w->p.ud)
 		rx_datagram(w, s, &pkt, ev->buf + pkt.payload_off, forged);
-	else if (pkt.info->mask & SROCE_MASK_REQ)
-		rx_request(w, s, &pkt, ev->buf + pkt.payload_off);
-	else if (pkt.info->mask & SROCE_MASK_RESP)
-		rx_response(w, s, &pkt, ev->buf + pkt.payload_off);
+	else
+		hg_rx(&s->g, &pkt, ev->buf + pkt.payload_off);
 }
 
 static void on_rpost(struct sim *w, struct sim_side *s)
 {
 	u32 n = w->p.rq_batch;
 
-	if (s->qp_err || s->rposted >= s->nrwqes)
+	if (s->g.qp_err || s->g.rposted >= s->g.nrwqes)
 		return;
-	if (n > s->nrwqes - s->rposted)
-		n = s->nrwqes - s->rposted;
-	s->rposted += n;
-	sim_note(w, s->id, ST_RPOST, 0xff, 0, s->rposted, n);
-	if (s->rposted < s->nrwqes)
-		ev_at(w, w->now + w->p.rq_gap_ns, EV_RPOST, s->id, 0, NULL, 0,
-		      0);
+	if (n > s->g.nrwqes - s->g.rposted)
+		n = s->g.nrwqes - s->g.rposted;
+	s->g.rposted += n;
+	sim_note(w, s->id, ST_RPOST, 0xff, 0, s->g.rposted, n);
+	if (s->g.rposted < s->g.nrwqes)
+		sim_ev_at(w, w->now + w->p.rq_gap_ns, EV_RPOST, s->id, 0,
+			  NULL, 0, 0);
 }
 
 static void on_forge(struct sim *w, const struct sim_ev *ev)
@@ -1501,8 +845,9 @@ static void on_forge(struct sim *w, const struct sim_ev *ev)
 	if (w->cfg->script) {
 		fp = &w->cfg->script[ev->gen];
 		if (ev->gen + 1 < w->cfg->nscript)
-			ev_at(w, w->now + w->cfg->script[ev->gen + 1].delay_ns,
-			      EV_FORGE, 0, ev->gen + 1, NULL, 0, 0);
+			sim_ev_at(w, w->now +
+				  w->cfg->script[ev->gen + 1].delay_ns,
+				  EV_FORGE, 0, ev->gen + 1, NULL, 0, 0);
 	} else {
 		sim_forge_random(&w->adv, &f);
 	}
@@ -1539,8 +884,8 @@ static bool rx_slow(struct sim *w, struct sim_side *s, const struct sim_ev *ev)
 	s->rx_queued++;
 	b = xmalloc(ev->len);
 	memcpy(b, ev->buf, ev->len);
-	ev_at(w, s->rx_free, EV_DELIVER, s->id, 0, b, ev->len,
-	      ev->flags | EVF_TAKEN);
+	sim_ev_at(w, s->rx_free, EV_DELIVER, s->id, 0, b, ev->len,
+		  ev->flags | EVF_TAKEN);
 	return true;
 }
 
@@ -1561,7 +906,7 @@ static void dispatch(struct sim *w, const struct sim_ev *ev)
 		break;
 	case EV_TX_READY:
 		s->tx_sched = false;
-		pump(w, s);
+		hg_pump(&s->g);
 		break;
 	case EV_POST:
 		user_post(w, s);
@@ -1578,56 +923,83 @@ static void dispatch(struct sim *w, const struct sim_ev *ev)
 /* ---------------------------------------------------------------- */
 /* A run                                                               */
 
+static const struct hg_ops sim_glue_ops = {
+	.xmit = hook_xmit,
+	.wqe = hook_wqe,
+	.rwqe = hook_rwqe,
+	.fail = hook_fail,
+	.note = hook_note,
+	.sq_comp = hook_sq_comp,
+	.sq_flushed = hook_sq_flushed,
+	.fetch = hook_fetch,
+	.req_check = hook_req_check,
+	.place_check = hook_place_check,
+	.local = hook_local,
+	.timer = hook_timer,
+	.sq_room = hook_sq_room,
+	.tx_room = hook_tx_room,
+	.ud_step = hook_ud_step,
+	.rq_comp = hook_rq_comp,
+	.rq_flushed = hook_rq_flushed,
+	.error = hook_error,
+};
+
 static void engines_start(struct sim *w, struct sim_side *s)
 {
 	const struct sim_params *p = &w->p;
+	const struct hg_cfg cfg = {
+		.mtu = p->mtu,
+		.sq_size = p->sq_size[s->id],
+		.max_rd = p->max_rd[s->id],
+		.peer_max_rd = p->max_rd[s->peer->id],
+		.retry_cnt = p->retry_cnt,
+		.rnr_retry = p->rnr_retry,
+		.timeout = p->timeout,
+		.min_rnr_timer = p->min_rnr_timer,
+		.psn = p->psn0[s->id],
+		.peer_psn = p->psn0[s->peer->id],
+		.access = SROCE_ACC_REMOTE_WRITE | SROCE_ACC_REMOTE_READ |
+			  SROCE_ACC_REMOTE_ATOMIC,
+		.transport = p->uc ? SROCE_TRANSPORT_UC :
+			     p->ud ? SROCE_TRANSPORT_UD : SROCE_TRANSPORT_RC,
+	};
 	u32 i;
 
-	sroce_sq_init(&s->sq, s->ring, p->sq_size[s->id]);
-	sroce_sq_config(&s->sq, p->mtu, p->max_rd[s->id], p->retry_cnt,
-			p->rnr_retry, p->timeout);
-	sroce_sq_set_psn(&s->sq, p->psn0[s->id]);
-	sroce_rq_init(&s->rq, s->res, SIM_MAX_RES);
-	sroce_rq_config(&s->rq, p->mtu, p->max_rd[s->peer->id],
-			SROCE_ACC_REMOTE_WRITE | SROCE_ACC_REMOTE_READ |
-			SROCE_ACC_REMOTE_ATOMIC, p->min_rnr_timer);
-	sroce_rq_set_psn(&s->rq, p->psn0[s->peer->id]);
-	if (p->uc) {
-		sroce_sq_set_uc(&s->sq);
-		sroce_rq_set_uc(&s->rq);
-	}
+	s->world = w;
+	s->g.ops = &sim_glue_ops;
+	s->g.failed = &w->failed;
+	s->g.name = (char)('A' + s->id);
+	s->g.qpn = p->qpn[s->id];
+	s->g.peer_qpn = p->qpn[s->peer->id];
+	s->g.nmr = SIM_NMR;
 	s->uc_last_op = -1;
-	sroce_rq_start(&s->rq);
-	sroce_sq_start(&s->sq);
-	sq_checked(w, s, "sroce_sq_start");
-	rq_checked(w, s, "sroce_rq_start");
-	s->sq_base = s->comp_seen = s->sq.fetch;
+	hg_start(&s->g, &cfg);
 	for (i = 0; i < s->nops; i++)
 		if (s->ops[i].post_ns)
-			ev_at(w, s->ops[i].post_ns, EV_POST, s->id, 0, NULL,
-			      0, 0);
+			sim_ev_at(w, s->ops[i].post_ns, EV_POST, s->id, 0,
+				  NULL, 0, 0);
 	if (p->rq_trickle)
-		ev_at(w, 0, EV_RPOST, s->id, 0, NULL, 0, 0);
+		sim_ev_at(w, 0, EV_RPOST, s->id, 0, NULL, 0, 0);
 	else
-		s->rposted = s->nrwqes;
+		s->g.rposted = s->g.nrwqes;
 }
 
 static void schedule_script(struct sim *w)
 {
 	if (w->cfg->script && w->cfg->nscript)
-		ev_at(w, w->cfg->script[0].delay_ns, EV_FORGE, 0, 0, NULL, 0,
-		      0);
+		sim_ev_at(w, w->cfg->script[0].delay_ns, EV_FORGE, 0, 0,
+			  NULL, 0, 0);
 }
 
 static void side_state(const struct sim_side *s, char *buf, size_t n)
 {
-	const struct sroce_sq_eng *e = &s->sq;
+	const struct sroce_sq_eng *e = &s->g.sq;
 
 	snprintf(buf, n, "done %u/%u posted %u, comp %u req %u+%u fetch %u, una %06x next %06x sent %06x, rnr_wait %d rd_out %u; epsn %06x",
-		 s->done, s->nops, s->posted, e->comp - s->sq_base,
-		 e->req - s->sq_base, e->req_off, e->fetch - s->sq_base,
+		 s->done, s->nops, s->posted, e->comp - s->g.sq_base,
+		 e->req - s->g.sq_base, e->req_off, e->fetch - s->g.sq_base,
 		 e->una_psn, e->next_psn, e->sent_psn, e->rnr_wait, sroce_sq_reads_out(e),
-		 s->rq.epsn);
+		 s->g.rq.epsn);
 }
 
 static void run_loop(struct sim *w)
@@ -1638,7 +1010,7 @@ static void run_loop(struct sim *w)
 	/* UC: WQEs complete when sent; run until the wire is empty too */
 	while (!w->failed &&
 	       (!sim_all_done(w) || (sim_unreliable(&w->p) && w->nheap))) {
-		if (!ev_pop(w, &ev)) {
+		if (!sim_ev_pop(w, &ev)) {
 			char a[160], b[160];
 
 			side_state(&w->side[0], a, sizeof(a));
@@ -1663,13 +1035,35 @@ static void run_loop(struct sim *w)
 	}
 }
 
+/* What the glue counted, into the run's counters */
+static void count_glue(struct sim *w)
+{
+	static const u8 to_sim[HG_CNT_EV_BASE] = {
+		[HG_CNT_RETRANSMITS] = SC_RETRANSMITS,
+		[HG_CNT_RX_REQ] = SC_RX_REQ,
+		[HG_CNT_RX_RESP] = SC_RX_RESP,
+		[HG_CNT_ACKS] = SC_ACKS_SENT,
+		[HG_CNT_READ_RESPS] = SC_READ_RESP_SENT,
+		[HG_CNT_RKEY_DENIED] = SC_RKEY_DENIED,
+		[HG_CNT_RQ_EMPTY] = SC_RQ_EMPTY,
+		[HG_CNT_ATOMICS] = SC_ATOMICS,
+		[HG_CNT_ATOMIC_WRITES] = SC_ATOMIC_WRITES,
+	};
+	int i, c;
+
+	for (i = 0; i < 2; i++) {
+		const u64 *cnt = w->side[i].g.cnt;
+
+		for (c = 0; c < HG_CNT_EV_BASE; c++)
+			w->res->cnt[to_sim[c]] += cnt[c];
+		for (c = 0; c < SROCE_EV_NR; c++)
+			w->res->cnt[SC_EV_BASE + c] += cnt[HG_CNT_EV_BASE + c];
+	}
+}
+
 static void world_free(struct sim *w)
 {
-	u32 i;
-
-	for (i = 0; i < w->nheap; i++)
-		free(w->heap[i].buf);
-	free(w->heap);
+	sim_ev_free(w);
 	sim_work_free(w);
 }
 
@@ -1701,13 +1095,14 @@ enum sim_outcome sim_run(const struct sim_cfg *cfg, struct sim_result *res)
 	for (i = 0; i < 2; i++)
 		user_post(w, &w->side[i]);
 	run_loop(w);
+	count_glue(w);
 	res->finish_ns = w->now;
 	if (!w->failed)
 		sim_check_final(w);
 	if (w->failed)
 		res->outcome = SIM_FAILED;
 	if (w->failed && cfg->verbose)
-		trace_dump(w, stdout, cfg->verbose > 1 ? 16 : 200);
+		sim_trace_dump(w, stdout, cfg->verbose > 1 ? 16 : 200);
 	world_free(w);
 	cur_world = NULL;
 	return res->outcome;

@@ -120,7 +120,7 @@ void sim_forge_random(struct sim_rng *r, struct sim_forge *f)
 /* A PSN inside an outstanding, already started WQE of @s, or next_psn */
 static u32 wqe_psn(const struct sim_side *s, s32 delta)
 {
-	const struct sroce_sq_eng *e = &s->sq;
+	const struct sroce_sq_eng *e = &s->g.sq;
 	u32 n = e->req - e->comp + (e->req_off ? 1 : 0);
 	const struct sroce_wqe *q;
 
@@ -136,15 +136,15 @@ static u32 forge_psn(const struct sim_side *t, const struct sim_forge *f)
 
 	switch (f->psn_sel % SIM_PSN_NR) {
 	case SIM_PSN_UNA:
-		return sroce_psn_add(t->sq.una_psn, d);
+		return sroce_psn_add(t->g.sq.una_psn, d);
 	case SIM_PSN_NEXT:
-		return sroce_psn_add(t->sq.next_psn, d);
+		return sroce_psn_add(t->g.sq.next_psn, d);
 	case SIM_PSN_WQE:
 		return sroce_psn_mask(wqe_psn(t, f->psn_delta));
 	case SIM_PSN_EPSN:
-		return sroce_psn_add(t->rq.epsn, d);
+		return sroce_psn_add(t->g.rq.epsn, d);
 	case SIM_PSN_PEER_NEXT:
-		return sroce_psn_add(t->peer->sq.next_psn, d);
+		return sroce_psn_add(t->peer->g.sq.next_psn, d);
 	default:
 		return sroce_psn_mask(d);
 	}
@@ -153,7 +153,7 @@ static u32 forge_psn(const struct sim_side *t, const struct sim_forge *f)
 static void forge_reth(const struct sim_side *t, const struct sim_forge *f,
 		       struct sroce_hdrs *h)
 {
-	const struct sim_mr *mr = f->key_sel < SIM_NMR ? &t->mr[f->key_sel] :
+	const struct hg_mr *mr = f->key_sel < SIM_NMR ? &t->g.mr[f->key_sel] :
 							 NULL;
 
 	h->reth.rkey = mr ? mr->rkey : f->rkey;
@@ -202,7 +202,7 @@ void sim_forge_inject(struct sim *w, const struct sim_forge *f)
 	h.bth.se = f->flags & SIM_FORGE_SE;
 	h.bth.psn = forge_psn(t, f);
 	h.aeth.syndrome = f->syndrome;
-	h.aeth.msn = sroce_psn_add(t->peer->rq.msn, (u32)f->msn_delta);
+	h.aeth.msn = sroce_psn_add(t->peer->g.rq.msn, (u32)f->msn_delta);
 	h.imm = f->imm;
 	forge_reth(t, f, &h);
 
@@ -225,7 +225,8 @@ void sim_forge_inject(struct sim *w, const struct sim_forge *f)
 	}
 	sim_note(w, t->id, ST_FORGE, h.bth.opcode, h.bth.psn, plen,
 		 ((u64)h.aeth.syndrome << 24) | h.aeth.msn);
-	sim_inject(w, t, buf, total);
+	/* a forged packet arrives now, past the wire and its faults */
+	sim_ev_at(w, w->now, EV_DELIVER, t->id, 0, buf, total, EVF_FORGED);
 }
 
 /* ---------------------------------------------------------------- */

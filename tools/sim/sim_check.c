@@ -97,16 +97,16 @@ static void op_bytes(const struct sim_side *s, const struct sim_op *op,
 
 	switch (op->kind) {
 	case SROCE_WR_READ:
-		*dst = s->mem + loff;
+		*dst = s->g.mem + loff;
 		*src = peer->init + roff;
 		break;
 	case SROCE_WR_WRITE:
 	case SROCE_WR_WRITE_IMM:
-		*dst = peer->mem + roff;
+		*dst = peer->g.mem + roff;
 		*src = s->init + loff;
 		break;
 	default:
-		*dst = peer->mem + peer->rwqes[op->rwqe].off;
+		*dst = peer->g.mem + peer->rwqes[op->rwqe].off;
 		*src = s->init + loff;
 	}
 }
@@ -155,7 +155,7 @@ static bool cells_are(const struct sim_side *peer, const u64 *model)
 	u32 c;
 
 	for (c = 0; c < SIM_NCELLS; c++)
-		if (get64(peer->mem + peer->zone_off[SZ_A] + peer->cell0 +
+		if (get64(peer->g.mem + peer->zone_off[SZ_A] + peer->cell0 +
 			  8ULL * c) != model[c])
 			return false;
 	return true;
@@ -189,7 +189,7 @@ static void check_atomics(struct sim *w, struct sim_side *s)
 			continue;
 		if (n++ >= least)
 			ok |= cells_are(peer, model);
-		got = get64(s->mem + s->zone_off[op->lzone] + op->loff);
+		got = get64(s->g.mem + s->zone_off[op->lzone] + op->loff);
 		if (op->status == SROCE_WC_SUCCESS &&
 		    op->kind != SROCE_WR_ATOMIC_WRITE && got != model[op->cell])
 			sim_fail(w, "%c: atomic WQE %u (kind %u cell %u) returned %llu, the cell held %llu",
@@ -219,8 +219,8 @@ static void check_uc_writes(struct sim *w, struct sim_side *s)
 			continue;
 		roff = peer->zone_off[op->rzone] + op->roff;
 		for (j = 0; j < op->len; j++) {
-			if (peer->mem[roff + j] == src[j] ||
-			    peer->mem[roff + j] == peer->init[roff + j])
+			if (peer->g.mem[roff + j] == src[j] ||
+			    peer->g.mem[roff + j] == peer->init[roff + j])
 				continue;
 			sim_fail(w, "%c: UC Write WQE %u (len %u): byte %u is neither the source's nor the original",
 				 'A' + s->id, i, op->len, j);
@@ -233,14 +233,14 @@ static void check_rwqes(struct sim *w, struct sim_side *s)
 {
 	u32 i;
 
-	for (i = 0; i < s->nrwqes && !w->failed; i++) {
+	for (i = 0; i < s->g.nrwqes && !w->failed; i++) {
 		const struct sim_rwqe *rw = &s->rwqes[i];
 		const struct sim_op *op = &s->peer->ops[rw->op];
 
-		if (rw->ncomp > 1 || (s->qp_err && rw->ncomp != 1))
+		if (rw->ncomp > 1 || (s->g.qp_err && rw->ncomp != 1))
 			sim_fail(w, "%c: receive %u completed %u times (QP %s)",
 				 'A' + s->id, i, rw->ncomp,
-				 s->qp_err ? "in error" : "alive");
+				 s->g.qp_err ? "in error" : "alive");
 		else if (!w->adversarial && op->status == SROCE_WC_SUCCESS &&
 			 (!sim_unreliable(&w->p) || w->p.uc_strict) &&
 			 (rw->ncomp != 1 || rw->status != SROCE_WC_SUCCESS))
@@ -259,13 +259,13 @@ static void check_untouched(struct sim *w, struct sim_side *s)
 	for (i = 0; i < s->mem_len; i++) {
 		u8 m = s->mark[i];
 
-		if (s->mem[i] == s->init[i] || (m & SM_TARGET))
+		if (s->g.mem[i] == s->init[i] || (m & SM_TARGET))
 			continue;
 		if (w->adversarial && (m & SM_PEER))
 			continue;
 		locate(s, i, where, sizeof(where));
 		sim_fail(w, "%c: byte %s changed (%02x -> %02x): nobody may write it",
-			 'A' + s->id, where, s->init[i], s->mem[i]);
+			 'A' + s->id, where, s->init[i], s->g.mem[i]);
 		return;
 	}
 }
@@ -278,14 +278,14 @@ static bool error_is_legit(const struct sim *w, const struct sim_side *s)
 
 	if (w->cfg->legit_errors_ok || w->adversarial)
 		return true;
-	if (!s->sq_err)
+	if (!s->g.sq_err)
 		return false;	/* the responder failed the QP */
 	if (st == SROCE_WC_RNR_RETRY_EXC_ERR)
 		return w->p.rq_trickle &&
 		       w->p.rnr_retry != SROCE_RNR_RETRY_INFINITE;
 	if (st == SROCE_WC_RETRY_EXC_ERR)	/* lossy, or behind a dead peer */
 		return c->loss > 0 || c->corrupt > 0 || c->rx_ns ||
-		       (s->peer->qp_err && s->peer->err_ns < s->err_ns &&
+		       (s->peer->g.qp_err && s->peer->err_ns < s->err_ns &&
 			error_is_legit(w, s->peer));
 	return false;
 }
@@ -300,19 +300,19 @@ static void classify(struct sim *w)
 	for (i = 0; i < 2; i++) {
 		const struct sim_side *s = &w->side[i];
 
-		if (!s->qp_err)
+		if (!s->g.qp_err)
 			continue;
 		res->outcome = SIM_KILLED;
 		n += (size_t)snprintf(res->why + n, sizeof(res->why) - n,
 				      "%s%c: %s %s", n ? "; " : "", 'A' + i,
-				      s->sq_err ? "send side failed" :
+				      s->g.sq_err ? "send side failed" :
 						  "responder failed",
 				      wc_name(res->sq_err_status[i]));
 		if (n >= sizeof(res->why))
 			break;
 	}
 	for (i = 0; i < 2; i++) {
-		if (w->side[i].qp_err && !error_is_legit(w, &w->side[i])) {
+		if (w->side[i].g.qp_err && !error_is_legit(w, &w->side[i])) {
 			char why[sizeof(res->why)];
 
 			memcpy(why, res->why, sizeof(why));

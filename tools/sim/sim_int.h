@@ -1,18 +1,27 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * sroce simulator internals shared by sim.c, sim_work.c, sim_check.c and
- * sim_adv.c: the world, its two endpoints, the workload they run.
+ * sroce simulator internals shared by sim.c, sim_work.c, sim_check.c,
+ * sim_adv.c, sim_ev.c and sim_trace.c: the world, its two endpoints, the
+ * workload they run.
+ *
+ * Calls run one way (nm of the objects tells): sim_main.c and fuzz_sim.c
+ * use sim.c and sim_adv.c; sim.c uses the others and the host glue
+ * (tools/host/glue.c), which uses none of them; sim_adv.c uses sim_ev.c
+ * and sim_trace.c; sim_check.c uses sim_trace.c; sim_ev.c, sim_trace.c
+ * and sim_work.c use nothing of the simulator.
  */
 #ifndef _SROCE_SIM_INT_H
 #define _SROCE_SIM_INT_H
 
+#include <stdio.h>
+
 #include "sim.h"
 #include "sroce/ud.h"
+#include "../host/glue.h"
 
-#define SIM_MAX_RES		16	/* READ resources per responder */
 #define SIM_NMR			5	/* MRs per endpoint */
 #define SIM_NCELLS		8	/* 8-byte atomic targets per endpoint */
-#define SIM_WC_FLUSH		5	/* IB_WC_WR_FLUSH_ERR */
+#define SIM_WC_FLUSH		SROCE_WC_WR_FLUSH_ERR
 #define SIM_WC_NONE		0xff	/* not completed (yet) */
 #define SIM_TRACE		1024	/* events kept for a failure report */
 
@@ -71,14 +80,6 @@ struct sim_rwqe {
 	bool	rdma_imm;
 };
 
-struct sim_mr {
-	u64	va;
-	u64	off;
-	u64	len;
-	u32	rkey;
-	u32	access;
-};
-
 struct sim_params {
 	u32	mtu;
 	u32	sq_size[2];
@@ -97,28 +98,29 @@ struct sim_params {
 	bool	uc_strict;	/* UC on a perfect wire: nothing may be lost */
 };
 
+/*
+ * An endpoint: the host glue's side (engines, memory and MRs, receive
+ * queue; tools/host/glue.h) and what the simulator adds: the workload,
+ * the oracle's records, timers and the link.
+ */
 struct sim_side {
+	struct hg_side g;
+	struct sim *world;
 	int	id;
 	struct sim_side *peer;
-	/* memory */
-	u8	*mem;
+	/* memory: g.mem, laid out in zones */
 	u8	*init;
 	u8	*mark;		/* SM_* per byte */
 	u64	mem_len;
 	u64	va_base;
 	u64	zone_len[SZ_NR];
 	u64	zone_off[SZ_NR];
-	struct sim_mr mr[SIM_NMR];	/* mr[z] covers zone z < SZ_LOCAL */
 	u64	cell0;		/* zone offset of atomic cell 0 (VA aligned) */
-	/* send side */
-	struct sroce_sq_eng sq;
-	struct sroce_wqe *ring;
+	/* send side: the workload */
 	struct sim_op *ops;
 	u32	nops;
-	u32	sq_base;	/* engine index of ops[0] */
 	u32	posted;		/* ops posted by the user */
 	u32	done;		/* ops completed */
-	u32	comp_seen;	/* e->comp last seen */
 	/* ops below this may not be sent or placed into again: an ORDERED
 	 * local WQE (LOCAL_INV of their buffers) was carried out after them
 	 */
@@ -126,33 +128,14 @@ struct sim_side {
 	u32	rexmit_gen;
 	bool	rexmit_on;
 	u32	rnr_gen;
-	/* receive side */
-	struct sroce_rq_eng rq;
-	struct sroce_rd_res res[SIM_MAX_RES];
+	/* receive side: g.nrwqes of them */
 	struct sim_rwqe *rwqes;
-	u32	nrwqes;
-	u32	rposted;
-	u32	rtaken;
-	bool	rheld;
-	u32	rheld_idx;
 	s64	uc_last_op;	/* UC: peer op of the last receive completed */
 	u32	ud_sent;	/* UD: ops sent */
-	/* rkey_ok approvals of the message in progress (MR placement) */
-	u32	ok_rkey;
-	u64	ok_va;
-	u64	ok_len;
-	bool	ok_valid;
-	/* QP */
-	bool	qp_err;
-	bool	sq_err;		/* the send side failed itself */
 	u64	err_ns;		/* when the QP went to error */
 	/* transmit: one link, shared by requester and responder */
 	u64	link_free;
 	bool	tx_sched;
-	bool	want_req;
-	bool	want_rsp;
-	bool	rsp_turn;
-	bool	in_pump;
 	/* receive: a slow receiver's queue (sim_wire_cfg.rx_ns) */
 	u64	rx_free;
 	u32	rx_queued;
@@ -168,7 +151,30 @@ struct sim_trace {
 	u64	b;
 };
 
-struct sim_ev;
+enum sim_ev_type {
+	EV_DELIVER,
+	EV_REXMIT,
+	EV_RNR,
+	EV_TX_READY,
+	EV_POST,
+	EV_RPOST,
+	EV_FORGE,
+};
+
+#define EVF_CORRUPT	BIT(0)
+#define EVF_FORGED	BIT(1)
+#define EVF_TAKEN	BIT(2)	/* through the slow receiver's queue */
+
+struct sim_ev {
+	u64	t;
+	u64	seq;
+	u8	type;
+	u8	side;
+	u8	flags;
+	u32	gen;
+	u8	*buf;
+	u32	len;
+};
 
 struct sim {
 	const struct sim_cfg *cfg;
@@ -191,14 +197,20 @@ struct sim {
 	u64	ntrace;
 };
 
-/* sim.c */
+/* sim_trace.c */
 void sim_fail(struct sim *w, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+void sim_vfail(struct sim *w, const char *fmt, va_list ap)
+	__attribute__((format(printf, 2, 0)));
 void sim_note(struct sim *w, int side, u8 what, u8 opcode, u32 psn, u64 a,
 	      u64 b);
-void sim_send_raw(struct sim *w, struct sim_side *from, u8 *buf, u32 len);
-void sim_inject(struct sim *w, struct sim_side *to, u8 *buf, u32 len);
-const struct sim_mr *sim_mr_find(const struct sim_side *s, u32 rkey);
+void sim_trace_dump(const struct sim *w, FILE *f, u32 last);
+
+/* sim_ev.c: the event queue */
+void sim_ev_at(struct sim *w, u64 t, u8 type, int side, u32 gen, u8 *buf,
+	       u32 len, u8 flags);
+bool sim_ev_pop(struct sim *w, struct sim_ev *out);
+void sim_ev_free(struct sim *w);
 
 #define SIM_UD_QKEY		0x1234abcdu
 
@@ -228,21 +240,23 @@ bool sim_all_done(const struct sim *w);
 void sim_forge_random(struct sim_rng *r, struct sim_forge *f);
 void sim_forge_inject(struct sim *w, const struct sim_forge *f);
 
-/* Trace event kinds */
+/* Trace event kinds: the host glue's notes first, as it numbers them */
 enum sim_what {
-	ST_TX_REQ,
-	ST_TX_ACK,
-	ST_TX_RSP,
-	ST_LOST,
+	ST_TX_REQ = HG_NOTE_TX_REQ,
+	ST_TX_ACK = HG_NOTE_TX_ACK,
+	ST_TX_RSP = HG_NOTE_TX_RSP,
+	ST_PLACE = HG_NOTE_PLACE,
+	ST_ERROR = HG_NOTE_ERROR,
+	ST_REQ_IDLE = HG_NOTE_REQ_IDLE,
+	ST_RESULT = HG_NOTE_RESULT,	/* what the engine made of a packet */
+	ST_LOST = HG_NOTE_NR,
 	ST_CORRUPT,
 	ST_DUP,
 	ST_RX,
 	ST_RX_FORGED,
 	ST_DROP,
-	ST_PLACE,
 	ST_COMP,
 	ST_RCOMP,
-	ST_ERROR,
 	ST_TIMER,
 	ST_TIMEOUT,
 	ST_RNR_DONE,
@@ -250,8 +264,6 @@ enum sim_what {
 	ST_RPOST,
 	ST_FORGE,
 	ST_FLUSH,
-	ST_REQ_IDLE,
-	ST_RESULT,	/* what the engine made of a packet: events, flags */
 };
 
 #endif /* _SROCE_SIM_INT_H */

@@ -170,7 +170,7 @@ static void gen_rwqe(struct sim *w, struct sim_side *s, struct sim_op *op,
 		     u32 i)
 {
 	struct sim_side *peer = s->peer;
-	struct sim_rwqe *rw = &peer->rwqes[peer->nrwqes];
+	struct sim_rwqe *rw = &peer->rwqes[peer->g.nrwqes];
 	u32 slack = rng_chance(&w->wl, 0.5) ? 0 :
 		    (u32)rng_range(&w->wl, 1, 256);
 
@@ -180,7 +180,7 @@ static void gen_rwqe(struct sim *w, struct sim_side *s, struct sim_op *op,
 		rw->len += SROCE_GRH_LEN;	/* the GRH comes first */
 	rw->off = zone_take(peer, &w->wl, SZ_RECV, rw->len);
 	rw->status = SIM_WC_NONE;
-	op->rwqe = peer->nrwqes++;
+	op->rwqe = peer->g.nrwqes++;
 }
 
 /* A local WQE, drawn from a stream of its own */
@@ -292,7 +292,7 @@ static void fill_random(struct sim_rng *r, u8 *p, u64 n)
 static void set_mr(struct sim_side *s, struct sim_rng *r, int i, u64 off,
 		   u64 len, u32 access)
 {
-	struct sim_mr *mr = &s->mr[i];
+	struct hg_mr *mr = &s->g.mr[i];
 
 	mr->off = off;
 	mr->len = len;
@@ -315,11 +315,11 @@ static void layout(struct sim *w, struct sim_side *s)
 		off += s->zone_len[z] + SIM_GUARD;
 	}
 	s->mem_len = off;
-	s->mem = zalloc(s->mem_len);
+	s->g.mem = zalloc(s->mem_len);
 	s->init = zalloc(s->mem_len);
 	s->mark = zalloc(s->mem_len);
 	fill_random(r, s->init, s->mem_len);
-	memcpy(s->mem, s->init, s->mem_len);
+	memcpy(s->g.mem, s->init, s->mem_len);
 	if (rng_chance(r, 0.15))	/* right below 2^64 */
 		s->va_base = 0 - s->mem_len - rng_below(r, 4096);
 	else
@@ -340,7 +340,7 @@ static void layout(struct sim *w, struct sim_side *s)
 		u64 at = s->zone_off[SZ_A] + s->cell0 + 8ULL * c;
 
 		memcpy(s->init + at, &v, 8);
-		memcpy(s->mem + at, &v, 8);
+		memcpy(s->g.mem + at, &v, 8);
 	}
 	set_mr(s, r, 4, s->zone_off[SZ_LOCAL],
 	       s->zone_off[SZ_RECV] + s->zone_len[SZ_RECV] -
@@ -375,14 +375,14 @@ static void finish_ops(struct sim *w, struct sim_side *s)
 		if (op->rzone == SZ_A)
 			op->roff = peer->cell0 + 8ULL * op->cell;
 		op->rva = sim_zone_va(peer, op->rzone, op->roff);
-		op->rkey = peer->mr[op->rzone].rkey;
+		op->rkey = peer->g.mr[op->rzone].rkey;
 		if (op->kind == SROCE_WR_READ || sim_kind_atomic(op->kind))
 			mark(s, loff, op->len, SM_TARGET | SM_PEER);
 		if (op->kind != SROCE_WR_READ)
 			mark(peer, peer->zone_off[op->rzone] + op->roff,
 			     op->len, SM_TARGET);
 	}
-	for (i = 0; i < s->nrwqes; i++) {
+	for (i = 0; i < s->g.nrwqes; i++) {
 		struct sim_rwqe *rw = &s->rwqes[i];
 		const struct sim_op *op = &peer->ops[rw->op];
 
@@ -433,9 +433,9 @@ int sim_work_build(struct sim *w)
 		struct sim_side *s = &w->side[i];
 
 		finish_ops(w, s);
-		s->ring = zalloc(w->p.sq_size[i] * sizeof(*s->ring));
+		s->g.ring = zalloc(w->p.sq_size[i] * sizeof(*s->g.ring));
 		/* engine state of a fresh slot is garbage, as after reuse */
-		memset(s->ring, 0xa5, w->p.sq_size[i] * sizeof(*s->ring));
+		memset(s->g.ring, 0xa5, w->p.sq_size[i] * sizeof(*s->g.ring));
 		for (j = 0; j < s->nops; j++) {
 			w->res->bytes += s->ops[j].len;
 			w->res->ops++;
@@ -452,11 +452,11 @@ void sim_work_free(struct sim *w)
 	for (i = 0; i < 2; i++) {
 		struct sim_side *s = &w->side[i];
 
-		free(s->mem);
+		free(s->g.mem);
 		free(s->init);
 		free(s->mark);
 		free(s->ops);
 		free(s->rwqes);
-		free(s->ring);
+		free(s->g.ring);
 	}
 }
