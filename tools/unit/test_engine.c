@@ -1,37 +1,39 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * RC engine tests: a requester and a responder from the core wired back
- * to back through the real header builder and parser, driven by hand.
- * Small, exact scenarios; tools/sim/ runs the random, lossy ones.
+ * RC engine tests: a requester and a responder from the core, driven by
+ * the host glue the simulator uses too (tools/host/glue.c), wired back
+ * to back through a wire the tests work by hand: the packets one side
+ * sends wait in a queue until a test delivers them, in order, drops one,
+ * or replays and reorders them.  Small, exact scenarios; tools/sim/ runs
+ * the random, lossy ones.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "sroce/rc_engine.h"
 #include "sroce/opcode.h"
+#include "../host/glue.h"
 #include "tap.h"
 #include "tests.h"
 
 #define SQ_SIZE		16
 #define MEM		(300 * 1024)
 #define RKEY		0x1234
+#define WIRE_MAX	1024		/* packets queued per direction */
+#define NRWQES		BIT(20)		/* receive WQEs a test may post */
 
+/* An endpoint: the glue's side, its buffers, what the tests look at */
 struct end {
-	struct sroce_sq_eng sq;
+	struct hg_side g;
 	struct sroce_wqe wqe[SQ_SIZE];
 	u8 local[SQ_SIZE][MEM];		/* each WQE's local buffer */
-	struct sroce_rq_eng rq;
-	struct sroce_rd_res res[16];
-	u8 mem[MEM];			/* remote-accessible memory */
-	u8 rbuf[MEM];			/* the receive buffer */
-	int rwqes;			/* receive WQEs posted */
+	u8 mem[MEM];			/* remote-accessible memory: one MR */
+	u8 rbuf[MEM];			/* every receive WQE's buffer */
+	int out;			/* the wire it sends on */
 	u32 recv_len;
 	int recvs;
-	int atomics;			/* atomics carried out here */
-	int awrites;			/* of which ATOMIC WRITEs */
-	u32 events;			/* responder events seen */
 	u32 rwqe_len;			/* receive WQE length, 0: MEM */
-	u32 atomic_access;		/* 0: every rkey_ok range is atomic */
 	int local_runs;			/* local WQEs carried out */
 	u32 local_comp;			/* sq.comp when the last one ran */
 	u8 local_status;		/* what they end with */
@@ -46,204 +48,195 @@ struct pkt {
 	u32 len;
 };
 
-static struct pkt wire[2][1024];	/* [to B, to A] */
+static struct pkt wire[2][WIRE_MAX];	/* [to B, to A] */
 static int nwire[2];
+static bool glue_failed;		/* a check of the glue failed */
 
-static int take_rwqe(void *ctx, u32 *len)
+static struct end *end_of(struct hg_side *g)
 {
-	struct end *x = ctx;
-
-	if (!x->rwqes)
-		return -1;
-	x->rwqes--;
-	*len = x->rwqe_len ? x->rwqe_len : MEM;
-	return 0;
+	return (struct end *)((char *)g - offsetof(struct end, g));
 }
 
-static bool rkey_ok(void *ctx, u32 rkey, u64 va, u32 len, u32 access)
+/* ops->xmit: the packet waits on the wire until a test moves it */
+static void t_xmit(struct hg_side *g, u8 *buf, u32 len)
 {
-	(void)ctx;
-	(void)access;
-	return rkey == RKEY && va <= MEM && len <= MEM - va;
-}
+	struct end *x = end_of(g);
+	struct pkt *p;
 
-static bool do_atomic(void *ctx, const struct sroce_atomic_op *op, u64 *orig)
-{
-	struct end *x = ctx;
-	u64 v;
-
-	if (op->write) {
-		if (!rkey_ok(ctx, op->rkey, op->va, 8, SROCE_ACC_REMOTE_WRITE))
-			return false;
-		memcpy(x->mem + op->va, &op->swap_add, 8);
-		x->atomics++;
-		x->awrites++;
-		return true;
+	if (CHECK(nwire[x->out] < WIRE_MAX && len <= sizeof(p->buf))) {
+		p = &wire[x->out][nwire[x->out]++];
+		memcpy(p->buf, buf, len);
+		p->len = len;
 	}
-	if (!rkey_ok(ctx, op->rkey, op->va, 8, SROCE_ACC_REMOTE_ATOMIC) ||
-	    x->atomic_access)
-		return false;
-	memcpy(&v, x->mem + op->va, 8);
-	*orig = v;
-	if (!op->cmp_swap)
-		v += op->swap_add;
-	else if (v == op->compare)
-		v = op->swap_add;
-	memcpy(x->mem + op->va, &v, 8);
-	x->atomics++;
+	free(buf);
+}
+
+static void t_wqe(struct hg_side *g, u32 i, struct hg_wqe *out)
+{
+	struct end *x = end_of(g);
+	u32 idx = i + g->sq_base;
+
+	out->buf = x->local[idx % SQ_SIZE];
+	out->imm = 0xabcd;
+	out->inv_rkey = 0x7700 + idx;
+}
+
+static u8 *t_rwqe(struct hg_side *g, u32 i, u32 *len)
+{
+	struct end *x = end_of(g);
+
+	(void)i;
+	*len = x->rwqe_len ? x->rwqe_len : MEM;
+	return x->rbuf;
+}
+
+/* ops->fail: what the glue refused fails the test in progress */
+static __attribute__((format(printf, 2, 0)))
+void t_fail(struct hg_side *g, const char *fmt, va_list ap)
+{
+	char why[512];
+
+	vsnprintf(why, sizeof(why), fmt, ap);
+	*g->failed = true;
+	tap_check(false, why, __FILE__, __LINE__);
+}
+
+static bool t_local(struct hg_side *g, u32 i, u8 *status)
+{
+	struct end *x = end_of(g);
+
+	(void)i;
+	x->local_runs++;
+	x->local_comp = g->sq.comp;
+	*status = x->local_status;
 	return true;
 }
 
-static void emit(int dir, struct sroce_hdrs *h, const u8 *payload, u32 len)
+static void t_rq_comp(struct hg_side *g, u32 i, const struct sroce_pkt *pkt,
+		      const struct sroce_rq_act *a)
 {
-	struct pkt *p = &wire[dir][nwire[dir]++];
-	int hl;
+	struct end *x = end_of(g);
 
-	h->bth.pkey = 0xffff;
-	p->len = (u32)sroce_pkt_len(h->bth.opcode, len);
-	hl = sroce_build_hdrs(p->buf, p->len, h, len);
-	if (hl < 0) {
-		fprintf(stderr, "build failed\n");
-		return;
-	}
-	if (len)
-		memcpy(p->buf + hl, payload, len);
+	(void)i;
+	(void)pkt;
+	x->recvs++;
+	x->recv_len = a->wc_byte_len;
+	x->recv_status = a->wc_status;
+	x->invs += a->wc_inv;
+	if (a->wc_inv)
+		x->inv_rkey = a->inv_rkey;
 }
 
-/* Run the requester of @x (sending towards @dir) until idle */
-static void req_run(struct end *x, int dir)
+static bool t_invalidate(struct hg_side *g, u32 rkey)
 {
-	for (;;) {
-		struct sroce_sq_act act;
-		struct sroce_tx_req tx;
-		struct sroce_hdrs h = {};
-
-		enum sroce_req_verdict v = sroce_req_next(&x->sq, &tx, &act);
-
-		if (v == SROCE_REQ_LOCAL) {
-			x->local_runs++;
-			x->local_comp = x->sq.comp;
-			sroce_sq_local_done(&x->sq, tx.idx, x->local_status,
-					    &act);
-			continue;
-		}
-		if (v != SROCE_REQ_SEND)
-			return;
-		sroce_tx_req_hdrs(&tx, 0, 0xffff, 0xabcd, 0x7700 + tx.idx,
-				  &h);
-		emit(dir, &h, tx.awrite ? (u8 *)&tx.swap_add :
-		     x->local[tx.idx % SQ_SIZE] + tx.off, tx.len);
-	}
+	(void)rkey;
+	return !end_of(g)->inv_fail;
 }
 
-static void resp_run(struct end *x, int dir)
+/* No timers: the tests call sroce_sq_timeout() when they mean it */
+static const struct hg_ops test_ops = {
+	.xmit = t_xmit,
+	.wqe = t_wqe,
+	.rwqe = t_rwqe,
+	.fail = t_fail,
+	.local = t_local,
+	.rq_comp = t_rq_comp,
+	.invalidate = t_invalidate,
+};
+
+static void end_init(struct end *x, char name, u32 mtu, u8 transport)
 {
-	struct sroce_tx_rsp r;
+	const struct hg_cfg cfg = {
+		.mtu = mtu, .sq_size = SQ_SIZE, .max_rd = 4, .peer_max_rd = 4,
+		.retry_cnt = 7, .rnr_retry = 7, .timeout = 14,
+		.min_rnr_timer = 12,
+		.psn = 0xfffff0, .peer_psn = 0xfffff0,	/* across the wrap */
+		.access = SROCE_ACC_REMOTE_WRITE | SROCE_ACC_REMOTE_READ |
+			  SROCE_ACC_REMOTE_ATOMIC,
+		.transport = transport,
+	};
 
-	while (sroce_rq_next(&x->rq, &r)) {
-		struct sroce_hdrs h = {};
-
-		if (r.is_ack) {
-			sroce_tx_ack_hdrs(&r.ack, 0, 0xffff, &h);
-			emit(dir, &h, NULL, 0);
-			continue;
-		}
-		sroce_tx_rsp_hdrs(&r, 0, 0xffff, &h);
-		emit(dir, &h, x->mem + r.va, r.len);
-	}
+	memset(x, 0, sizeof(*x));
+	x->g.ops = &test_ops;
+	x->g.failed = &glue_failed;
+	x->g.name = name;
+	x->g.qpn = 0x100 + (u32)(name - 'A');
+	x->g.peer_qpn = 0x100 + (u32)('B' - name);
+	x->g.mem = x->mem;
+	x->g.mr[0].len = MEM;
+	x->g.mr[0].rkey = RKEY;
+	x->g.mr[0].access = cfg.access;
+	x->g.nmr = 1;
+	x->g.ring = x->wqe;
+	x->g.nrwqes = NRWQES;
+	x->out = name - 'A';
+	hg_start(&x->g, &cfg);
 }
 
-/* Deliver packets queued towards @x (wire @dir), in order, skipping @drop */
-static void deliver(struct end *x, int dir, int out_dir, int drop)
+/* Run the requester of @x until it has nothing more to send */
+static void req_run(struct end *x)
 {
-	struct sroce_rq_env env = { x, take_rwqe, rkey_ok, do_atomic };
-	int i, n = nwire[dir];
+	hg_kick(&x->g);
+}
 
-	nwire[dir] = 0;
+/* Deliver the packets queued towards @x, in order, dropping the @drop'th */
+static void deliver(struct end *x, int drop)
+{
+	int in = !x->out, i, n = nwire[in];
+
+	nwire[in] = 0;
 	for (i = 0; i < n; i++) {
 		struct sroce_pkt p;
-		const u8 *pl;
 
 		if (i == drop)
 			continue;
-		if (sroce_parse_bth_packet(wire[dir][i].buf, wire[dir][i].len,
-					   &p))
+		if (hg_parse(&x->g, wire[in][i].buf, wire[in][i].len, &p))
 			continue;
-		pl = wire[dir][i].buf + p.payload_off;
-		if (p.info->mask & SROCE_MASK_REQ) {
-			struct sroce_rq_act a;
-
-			sroce_rq_rx(&x->rq, &p, &env, &a);
-			x->events |= a.events;
-			if (a.place == SROCE_PLACE_RWQE)
-				memcpy(x->rbuf + a.off, pl, a.len);
-			else if (a.place == SROCE_PLACE_MR)
-				memcpy(x->mem + a.va, pl, a.len);
-			if (a.complete && a.wc_inv && x->inv_fail)
-				sroce_rq_fail(&x->rq, p.hdr.bth.psn,
-					      SROCE_NAK_INVALID_REQ,
-					      SROCE_WC_REM_INV_REQ_ERR, &a);
-			if (a.complete) {
-				x->recvs++;
-				x->recv_len = a.wc_byte_len;
-				x->recv_status = a.wc_status;
-				x->invs += a.wc_inv;
-				if (a.wc_inv)
-					x->inv_rkey = a.inv_rkey;
-			}
-			if (a.ack) {
-				struct sroce_hdrs h;
-
-				sroce_tx_ack_hdrs(&a.tx, 0, 0xffff, &h);
-				emit(out_dir, &h, NULL, 0);
-			}
-			resp_run(x, out_dir);
-		} else {
-			struct sroce_sq_act a, b;
-
-			sroce_comp_rx(&x->sq, &p, &a);
-			/* placement last, and only on a QP that did not fail */
-			if (a.error) {
-				req_run(x, out_dir);
-				continue;
-			}
-			if (a.place && a.awrite) {
-				sroce_comp_placed(&x->sq, &a, true, &b);
-			} else if (a.place && a.atomic) {
-				memcpy(x->local[a.place_idx % SQ_SIZE],
-				       &a.atomic_orig, 8);
-				sroce_comp_placed(&x->sq, &a, true, &b);
-			} else if (a.place) {
-				memcpy(x->local[a.place_idx % SQ_SIZE] +
-				       a.place_off, pl, a.place_len);
-				sroce_comp_placed(&x->sq, &a, true, &b);
-			}
-			req_run(x, out_dir);
-		}
+		hg_rx(&x->g, &p, wire[in][i].buf + p.payload_off);
 	}
+}
+
+/* Receive WQEs @x has posted and the engine has not taken */
+static u32 recv_left(const struct end *x)
+{
+	return x->g.rposted - x->g.rtaken;
+}
+
+/* Exactly @n receive WQEs waiting at @x */
+static void recv_set(struct end *x, u32 n)
+{
+	x->g.rposted = x->g.rtaken + n;
+}
+
+static u64 cnt(const struct end *x, enum hg_count c)
+{
+	return x->g.cnt[c];
+}
+
+/* Did @x's engines report @ev on a packet the glue carried out */
+static bool seen(const struct end *x, enum sroce_eng_event ev)
+{
+	return cnt(x, HG_CNT_EV_BASE + ev) != 0;
 }
 
 static struct end A, B;
 
+static void setup_t(u32 mtu, u8 transport)
+{
+	glue_failed = false;
+	nwire[0] = nwire[1] = 0;
+	end_init(&A, 'A', mtu, transport);
+	end_init(&B, 'B', mtu, transport);
+}
+
 static void setup(u32 mtu)
 {
-	memset(&A, 0, sizeof(A));
-	memset(&B, 0, sizeof(B));
-	nwire[0] = nwire[1] = 0;
-	sroce_sq_init(&A.sq, A.wqe, SQ_SIZE);
-	sroce_sq_config(&A.sq, mtu, 4, 7, 7, 14);
-	sroce_sq_set_psn(&A.sq, 0xfffff0);	/* across the wrap */
-	sroce_rq_init(&B.rq, B.res, 16);
-	sroce_rq_config(&B.rq, mtu, 4, SROCE_ACC_REMOTE_WRITE |
-			SROCE_ACC_REMOTE_READ | SROCE_ACC_REMOTE_ATOMIC, 12);
-	sroce_rq_set_psn(&B.rq, 0xfffff0);
-	sroce_rq_start(&B.rq);
-	sroce_sq_start(&A.sq);
+	setup_t(mtu, SROCE_TRANSPORT_RC);
 }
 
 static void post(u8 kind, u32 len, u64 raddr)
 {
-	struct sroce_wqe *w = &A.wqe[A.sq.fetch % SQ_SIZE];
+	struct sroce_wqe *w = &A.wqe[A.g.sq.fetch % SQ_SIZE];
 	u32 i;
 
 	memset(w, 0, sizeof(*w));
@@ -253,8 +246,8 @@ static void post(u8 kind, u32 len, u64 raddr)
 	w->remote_addr = raddr;
 	w->rkey = RKEY;
 	for (i = 0; i < len; i++)
-		A.local[A.sq.fetch % SQ_SIZE][i] = (u8)(i * 7 + kind);
-	sroce_sq_push(&A.sq);
+		A.local[A.g.sq.fetch % SQ_SIZE][i] = (u8)(i * 7 + kind);
+	sroce_sq_push(&A.g.sq);
 }
 
 /* Until quiet: A's requests to B, B's answers to A; drop packet @drop */
@@ -262,11 +255,11 @@ static void pump(int drop)
 {
 	int rounds;
 
-	req_run(&A, 0);
+	req_run(&A);
 	for (rounds = 0; rounds < 1000 && (nwire[0] || nwire[1]); rounds++) {
-		deliver(&B, 0, 1, drop);
+		deliver(&B, drop);
 		drop = -1;
-		deliver(&A, 1, 0, -1);
+		deliver(&A, -1);
 	}
 }
 
@@ -276,21 +269,21 @@ static void test_lossless(void)
 
 	tap_begin("engine: send, write, read end to end, no loss");
 	setup(1024);
-	B.rwqes = 1;
+	recv_set(&B, 1);
 	post(SROCE_WR_SEND, 5000, 0);
 	post(SROCE_WR_WRITE, 9000, 100);
 	for (i = 0; i < 9000; i++)
 		B.mem[20000 + i] = (u8)(i ^ 0x5a);
 	post(SROCE_WR_READ, 9000, 20000);
 	pump(-1);
-	CHECK_EQ(A.sq.comp, 3);
-	CHECK_EQ(A.sq.una_psn, A.sq.sent_psn);
+	CHECK_EQ(A.g.sq.comp, 3);
+	CHECK_EQ(A.g.sq.una_psn, A.g.sq.sent_psn);
 	CHECK_EQ(B.recvs, 1);
 	CHECK_EQ(B.recv_len, 5000);
 	CHECK(!memcmp(B.rbuf, A.local[0], 5000));
 	CHECK(!memcmp(B.mem + 100, A.local[1], 9000));
 	CHECK(!memcmp(A.local[2], B.mem + 20000, 9000));
-	CHECK(sroce_sq_check(&A.sq) && sroce_rq_check(&B.rq));
+	CHECK(sroce_sq_check(&A.g.sq) && sroce_rq_check(&B.g.rq));
 	tap_end();
 }
 
@@ -303,14 +296,14 @@ static void test_read_loss(void)
 	for (i = 0; i < 4000; i++)
 		B.mem[i] = (u8)(i * 13);
 	post(SROCE_WR_READ, 4000, 0);
-	req_run(&A, 0);
-	deliver(&B, 0, 1, -1);
+	req_run(&A);
+	deliver(&B, -1);
 	/* drop the third response */
-	deliver(&A, 1, 0, 2);
-	CHECK_EQ(A.sq.comp, 0);
-	CHECK(A.sq.reread_owed || nwire[0]);
+	deliver(&A, 2);
+	CHECK_EQ(A.g.sq.comp, 0);
+	CHECK(A.g.sq.reread_owed || nwire[0]);
 	pump(-1);
-	CHECK_EQ(A.sq.comp, 1);
+	CHECK_EQ(A.g.sq.comp, 1);
 	CHECK(!memcmp(A.local[0], B.mem, 4000));
 	tap_end();
 }
@@ -321,17 +314,17 @@ static void test_long(void)
 
 	tap_begin("engine: messages far larger than the window");
 	setup(1024);
-	B.rwqes = 1;
+	recv_set(&B, 1);
 	post(SROCE_WR_SEND, 250000, 0);
 	post(SROCE_WR_WRITE, 200000, 1000);
-	B.rwqes++;
+	recv_set(&B, recv_left(&B) + 1);
 	post(SROCE_WR_WRITE_IMM, 1025, 205000);
 	for (i = 0; i < 90000; i++)
 		B.mem[i + 210000] = (u8)(i * 3);
 	post(SROCE_WR_READ, 90000, 210000);
 	pump(-1);
-	CHECK_EQ(A.sq.comp, 4);
-	CHECK_EQ(A.sq.una_psn, A.sq.sent_psn);
+	CHECK_EQ(A.g.sq.comp, 4);
+	CHECK_EQ(A.g.sq.una_psn, A.g.sq.sent_psn);
 	CHECK_EQ(B.recvs, 2);
 	CHECK(!memcmp(B.mem + 205000, A.local[2], 1025));
 	CHECK(!memcmp(B.rbuf, A.local[0], 250000));	/* before the imm */
@@ -342,7 +335,6 @@ static void test_long(void)
 
 static void test_read_half_space(void)
 {
-	struct sroce_rq_env env = { &B, take_rwqe, rkey_ok, do_atomic };
 	struct sroce_hdrs h = {};
 	struct sroce_rq_act a;
 	struct sroce_pkt p;
@@ -359,10 +351,10 @@ static void test_read_half_space(void)
 	len = sroce_pkt_len(h.bth.opcode, 0);
 	CHECK(len > 0 && sroce_build_hdrs(buf, (u32)len, &h, 0) > 0);
 	CHECK(!sroce_parse_bth_packet(buf, (u32)len, &p));
-	sroce_rq_rx(&B.rq, &p, &env, &a);
+	hg_rq_rx(&B.g, &p, &a);
 	CHECK(a.ack && a.error);
 	CHECK_EQ(a.tx.syndrome, sroce_syndrome_nak(SROCE_NAK_INVALID_REQ));
-	CHECK(B.rq.cur < 0);
+	CHECK(B.g.rq.cur < 0);
 	tap_end();
 }
 
@@ -383,7 +375,6 @@ static void mkpkt(struct sroce_hdrs *h, u32 len, u8 *buf, struct sroce_pkt *p)
  */
 static void test_reread_range(void)
 {
-	struct sroce_rq_env env = { &B, take_rwqe, rkey_ok, do_atomic };
 	struct sroce_hdrs h = {};
 	struct sroce_rq_act ra;
 	struct sroce_tx_rsp r;
@@ -396,11 +387,11 @@ static void test_reread_range(void)
 	for (i = 0; i < 4000; i++)
 		B.mem[i] = (u8)(i * 13);
 	post(SROCE_WR_READ, 4000, 0);
-	first = A.sq.next_psn;
-	req_run(&A, 0);
-	deliver(&B, 0, 1, -1);
-	deliver(&A, 1, 0, 2);		/* the third response is lost */
-	req_run(&A, 0);
+	first = A.g.sq.next_psn;
+	req_run(&A);
+	deliver(&B, -1);
+	deliver(&A, 2);		/* the third response is lost */
+	req_run(&A);
 	CHECK_EQ(nwire[0], 1);
 	CHECK(!sroce_parse_bth_packet(wire[0][0].buf, wire[0][0].len, &p));
 	CHECK_EQ(p.hdr.bth.opcode, SROCE_OP_READ_REQ);
@@ -408,18 +399,18 @@ static void test_reread_range(void)
 	CHECK_EQ(p.hdr.reth.va, 512);
 	CHECK_EQ(p.hdr.reth.len, 4000 - 512);	/* not just the hole */
 	pump(-1);
-	CHECK_EQ(A.sq.comp, 1);
+	CHECK_EQ(A.g.sq.comp, 1);
 	CHECK(!memcmp(A.local[0], B.mem, 4000));
 
 	/* B answers 3 of 16, then a duplicate for [256, 768) comes */
 	setup(256);
 	post(SROCE_WR_READ, 4000, 0);
-	first = A.sq.next_psn;
-	req_run(&A, 0);
+	first = A.g.sq.next_psn;
+	req_run(&A);
 	CHECK(!sroce_parse_bth_packet(wire[0][0].buf, wire[0][0].len, &p));
-	sroce_rq_rx(&B.rq, &p, &env, &ra);
+	hg_rq_rx(&B.g, &p, &ra);
 	for (i = 0; i < 3; i++)
-		CHECK(sroce_rq_next(&B.rq, &r) && !r.is_ack);
+		CHECK(sroce_rq_next(&B.g.rq, &r) && !r.is_ack);
 	h.bth.opcode = SROCE_OP_READ_REQ;
 	h.bth.psn = sroce_psn_add(first, 1);
 	h.bth.ackreq = true;
@@ -427,8 +418,8 @@ static void test_reread_range(void)
 	h.reth.rkey = RKEY;
 	h.reth.len = 512;
 	mkpkt(&h, 0, buf, &p);
-	sroce_rq_rx(&B.rq, &p, &env, &ra);
-	for (n = 0; n < 20 && sroce_rq_next(&B.rq, &r); n++) {
+	hg_rq_rx(&B.g, &p, &ra);
+	for (n = 0; n < 20 && sroce_rq_next(&B.g.rq, &r); n++) {
 		CHECK(!r.is_ack);
 		CHECK_EQ(r.psn, sroce_psn_add(first, 1 + n));
 		CHECK_EQ(r.va, 256 + 256 * n);
@@ -436,13 +427,12 @@ static void test_reread_range(void)
 			 SROCE_OP_READ_RESP_FIRST);
 	}
 	CHECK_EQ(n, 2);			/* exactly the duplicate's range */
-	CHECK(sroce_rq_check(&B.rq));
+	CHECK(sroce_rq_check(&B.g.rq));
 	tap_end();
 }
 
 static void test_forged(void)
 {
-	struct sroce_rq_env env = { &B, take_rwqe, rkey_ok, do_atomic };
 	struct sroce_hdrs h = {};
 	struct sroce_sq_act a;
 	struct sroce_rq_act ra;
@@ -452,53 +442,53 @@ static void test_forged(void)
 
 	tap_begin("engine: a forged READ response for a Send's PSN writes nothing");
 	setup(1024);
-	B.rwqes = 1;
+	recv_set(&B, 1);
 	post(SROCE_WR_SEND, 8000, 0);
-	req_run(&A, 0);		/* 8 packets in flight, none ACKed */
+	req_run(&A);		/* 8 packets in flight, none ACKed */
 	nwire[0] = 0;
-	comp = A.sq.comp;
-	una = A.sq.una_psn;
+	comp = A.g.sq.comp;
+	una = A.g.sq.una_psn;
 	h.bth.opcode = SROCE_OPCODE(SROCE_TRANSPORT_RC,
 				    SROCE_OP_READ_RESP_ONLY);
 	h.bth.psn = sroce_psn_add(A.wqe[0].first_psn, 3);
 	mkpkt(&h, 1000, buf, &p);
-	sroce_comp_rx(&A.sq, &p, &a);
+	sroce_comp_rx(&A.g.sq, &p, &a);
 	CHECK(!a.place && !a.error);
 	CHECK(a.events & BIT(SROCE_EV_GHOST));
-	CHECK_EQ(A.sq.comp, comp);
-	CHECK_EQ(A.sq.una_psn, una);
+	CHECK_EQ(A.g.sq.comp, comp);
+	CHECK_EQ(A.g.sq.una_psn, una);
 	tap_end();
 
 	tap_begin("engine: ACKs beyond what was sent, or stale, complete nothing");
 	memset(&h, 0, sizeof(h));
 	h.bth.opcode = SROCE_RC_ACK;
 	h.aeth.syndrome = sroce_syndrome_ack(SROCE_AETH_CREDIT_INVALID);
-	h.bth.psn = A.sq.sent_psn;		/* never sent */
+	h.bth.psn = A.g.sq.sent_psn;		/* never sent */
 	mkpkt(&h, 0, buf, &p);
-	sroce_comp_rx(&A.sq, &p, &a);
+	sroce_comp_rx(&A.g.sq, &p, &a);
 	CHECK(a.events & BIT(SROCE_EV_GHOST));
 	h.bth.psn = sroce_psn_add(una, -3);	/* before una - 1 */
 	mkpkt(&h, 0, buf, &p);
-	sroce_comp_rx(&A.sq, &p, &a);
+	sroce_comp_rx(&A.g.sq, &p, &a);
 	CHECK(a.events & BIT(SROCE_EV_STALE));
-	CHECK_EQ(A.sq.comp, comp);
+	CHECK_EQ(A.g.sq.comp, comp);
 	tap_end();
 
 	tap_begin("engine: a request larger than the path MTU is dropped");
 	memset(&h, 0, sizeof(h));
 	h.bth.opcode = SROCE_RC_SEND_ONLY;
-	h.bth.psn = B.rq.epsn;
+	h.bth.psn = B.g.rq.epsn;
 	mkpkt(&h, 2048, buf, &p);	/* path MTU 1024 */
-	sroce_rq_rx(&B.rq, &p, &env, &ra);
+	hg_rq_rx(&B.g, &p, &ra);
 	CHECK(!ra.place && !ra.ack && !ra.error && !ra.complete);
 	CHECK(ra.events & BIT(SROCE_EV_BAD_REQ));
-	CHECK_EQ(B.rq.epsn, h.bth.psn);
+	CHECK_EQ(B.g.rq.epsn, h.bth.psn);
 	tap_end();
 }
 
 static void post_atomic(u8 kind, u64 raddr, u64 swap_add, u64 compare)
 {
-	struct sroce_wqe *w = &A.wqe[A.sq.fetch % SQ_SIZE];
+	struct sroce_wqe *w = &A.wqe[A.g.sq.fetch % SQ_SIZE];
 
 	memset(w, 0, sizeof(*w));
 	w->kind = kind;
@@ -508,8 +498,8 @@ static void post_atomic(u8 kind, u64 raddr, u64 swap_add, u64 compare)
 	w->rkey = RKEY;
 	w->swap_add = swap_add;
 	w->compare = compare;
-	memset(A.local[A.sq.fetch % SQ_SIZE], 0xee, 8);
-	sroce_sq_push(&A.sq);
+	memset(A.local[A.g.sq.fetch % SQ_SIZE], 0xee, 8);
+	sroce_sq_push(&A.g.sq);
 }
 
 static u64 get64(const u8 *p)
@@ -539,42 +529,42 @@ static void test_atomic(void)
 	post_atomic(SROCE_WR_FETCH_ADD, 64, (u64)-1, 0);
 	post_atomic(SROCE_WR_CMP_SWAP, 72, 99, 7);	/* matches: swapped */
 	post_atomic(SROCE_WR_CMP_SWAP, 72, 55, 7);	/* 99 now: kept */
-	B.rwqes = 1;
+	recv_set(&B, 1);
 	post(SROCE_WR_SEND, 3000, 0);
 	pump(-1);
-	CHECK_EQ(A.sq.comp, 5);
-	CHECK_EQ(B.atomics, 4);
+	CHECK_EQ(A.g.sq.comp, 5);
+	CHECK_EQ(cnt(&B, HG_CNT_ATOMICS), 4);
 	CHECK_EQ(get64(A.local[0]), 1000);
 	CHECK_EQ(get64(A.local[1]), 1005);
 	CHECK_EQ(get64(A.local[2]), 7);
 	CHECK_EQ(get64(A.local[3]), 99);
 	CHECK_EQ(get64(B.mem + 64), 1004);
 	CHECK_EQ(get64(B.mem + 72), 99);
-	CHECK(sroce_sq_check(&A.sq) && sroce_rq_check(&B.rq));
+	CHECK(sroce_sq_check(&A.g.sq) && sroce_rq_check(&B.g.rq));
 	tap_end();
 
 	tap_begin("engine: a lost ATOMIC ACK is replayed, never executed twice");
 	setup(1024);
 	put64(B.mem + 8, 40);
 	post_atomic(SROCE_WR_FETCH_ADD, 8, 2, 0);
-	req_run(&A, 0);
-	deliver(&B, 0, 1, -1);
-	CHECK_EQ(B.atomics, 1);
-	deliver(&A, 1, 0, 0);		/* the ATOMIC ACK is lost */
-	CHECK_EQ(A.sq.comp, 0);
-	sroce_sq_timeout(&A.sq, &a);
+	req_run(&A);
+	deliver(&B, -1);
+	CHECK_EQ(cnt(&B, HG_CNT_ATOMICS), 1);
+	deliver(&A, 0);		/* the ATOMIC ACK is lost */
+	CHECK_EQ(A.g.sq.comp, 0);
+	sroce_sq_timeout(&A.g.sq, &a);
 	CHECK(a.kick);
-	req_run(&A, 0);
+	req_run(&A);
 	CHECK_EQ(nwire[0], 1);
 	for (i = 0; i < 2; i++) {	/* and the resend arrives twice */
 		memcpy(&wire[0][1], &wire[0][0], sizeof(wire[0][0]));
 		nwire[0] = 2;
-		deliver(&B, 0, 1, -1);
+		deliver(&B, -1);
 	}
-	CHECK_EQ(B.atomics, 1);
+	CHECK_EQ(cnt(&B, HG_CNT_ATOMICS), 1);
 	CHECK_EQ(get64(B.mem + 8), 42);
 	pump(-1);
-	CHECK_EQ(A.sq.comp, 1);
+	CHECK_EQ(A.g.sq.comp, 1);
 	CHECK_EQ(get64(A.local[0]), 40);
 	tap_end();
 
@@ -585,7 +575,7 @@ static void test_atomic(void)
 		B.mem[1000 + i] = (u8)i;
 	post(SROCE_WR_READ, 4000, 1000);
 	post_atomic(SROCE_WR_CMP_SWAP, 16, 4, 3);
-	req_run(&A, 0);
+	req_run(&A);
 	{
 		struct sroce_hdrs h = {};
 		struct sroce_pkt p;
@@ -598,24 +588,24 @@ static void test_atomic(void)
 		h.aeth.syndrome = sroce_syndrome_ack(SROCE_AETH_CREDIT_INVALID);
 		h.atmack.orig = 0x4141;
 		mkpkt(&h, 0, buf, &p);
-		sroce_comp_rx(&A.sq, &p, &a);
+		sroce_comp_rx(&A.g.sq, &p, &a);
 		CHECK(!a.place && (a.events & BIT(SROCE_EV_BAD_RESP)));
 		h.bth.opcode = SROCE_OPCODE(SROCE_TRANSPORT_RC,
 					    SROCE_OP_READ_RESP_ONLY);
 		h.bth.psn = A.wqe[1].first_psn;
 		mkpkt(&h, 8, buf, &p);
-		sroce_comp_rx(&A.sq, &p, &a);
+		sroce_comp_rx(&A.g.sq, &p, &a);
 		CHECK(!a.place && (a.events & BIT(SROCE_EV_BAD_RESP)));
 		/* an ATOMIC ACK carrying a NAK syndrome */
 		h.bth.opcode = SROCE_RC_ATOMIC_ACK;
 		h.aeth.syndrome = sroce_syndrome_nak(SROCE_NAK_REM_ACCESS);
 		mkpkt(&h, 0, buf, &p);
-		sroce_comp_rx(&A.sq, &p, &a);
+		sroce_comp_rx(&A.g.sq, &p, &a);
 		CHECK(!a.place && !a.error);
 	}
-	CHECK_EQ(A.sq.comp, 0);
+	CHECK_EQ(A.g.sq.comp, 0);
 	pump(-1);
-	CHECK_EQ(A.sq.comp, 2);
+	CHECK_EQ(A.g.sq.comp, 2);
 	CHECK_EQ(get64(A.local[1]), 3);
 	CHECK_EQ(get64(B.mem + 16), 4);
 	tap_end();
@@ -625,26 +615,27 @@ static void test_atomic(void)
 	put64(B.mem + 32, 1);
 	post_atomic(SROCE_WR_FETCH_ADD, 33, 1, 0);
 	pump(-1);
-	CHECK_EQ(B.atomics, 0);
-	CHECK(B.events & BIT(SROCE_EV_ATOMIC_MISALIGNED));
-	CHECK_EQ(A.sq.state, SROCE_SQ_ERROR);
-	CHECK_EQ(A.sq.err_status, SROCE_WC_REM_INV_REQ_ERR);
-	CHECK_EQ(B.rq.state, SROCE_RQ_ERROR);
+	CHECK_EQ(cnt(&B, HG_CNT_ATOMICS), 0);
+	CHECK(seen(&B, SROCE_EV_ATOMIC_MISALIGNED));
+	CHECK_EQ(A.g.sq.state, SROCE_SQ_ERROR);
+	CHECK_EQ(A.g.sq.err_status, SROCE_WC_REM_INV_REQ_ERR);
+	CHECK_EQ(B.g.rq.state, SROCE_RQ_ERROR);
 	tap_end();
 
 	tap_begin("engine: an atomic without REMOTE_ATOMIC is NAKed remote access");
 	setup(1024);
-	B.atomic_access = 1;		/* the key does not grant it */
+	/* the key does not grant it */
+	B.g.mr[0].access &= ~SROCE_ACC_REMOTE_ATOMIC;
 	post_atomic(SROCE_WR_FETCH_ADD, 32, 1, 0);
 	pump(-1);
-	CHECK_EQ(B.atomics, 0);
-	CHECK_EQ(A.sq.err_status, SROCE_WC_REM_ACCESS_ERR);
+	CHECK_EQ(cnt(&B, HG_CNT_ATOMICS), 0);
+	CHECK_EQ(A.g.sq.err_status, SROCE_WC_REM_ACCESS_ERR);
 	setup(1024);
-	sroce_rq_config(&B.rq, 1024, 4, SROCE_ACC_REMOTE_WRITE, 12);
+	sroce_rq_config(&B.g.rq, 1024, 4, SROCE_ACC_REMOTE_WRITE, 12);
 	post_atomic(SROCE_WR_CMP_SWAP, 32, 1, 0);	/* nor the QP */
 	pump(-1);
-	CHECK_EQ(B.atomics, 0);
-	CHECK_EQ(A.sq.err_status, SROCE_WC_REM_ACCESS_ERR);
+	CHECK_EQ(cnt(&B, HG_CNT_ATOMICS), 0);
+	CHECK_EQ(A.g.sq.err_status, SROCE_WC_REM_ACCESS_ERR);
 	tap_end();
 
 	tap_begin("engine: a duplicate atomic gets the newest result of its PSN");
@@ -654,16 +645,16 @@ static void test_atomic(void)
 	pump(-1);
 	CHECK_EQ(get64(A.local[0]), 100);
 	/* 2^24 PSNs later (set, not sent): the same PSN again */
-	sroce_sq_set_psn(&A.sq, 0xfffff0);
-	sroce_rq_set_psn(&B.rq, 0xfffff0);
+	sroce_sq_set_psn(&A.g.sq, 0xfffff0);
+	sroce_rq_set_psn(&B.g.rq, 0xfffff0);
 	post_atomic(SROCE_WR_FETCH_ADD, 8, 1, 0);
-	req_run(&A, 0);
-	deliver(&B, 0, 1, -1);
+	req_run(&A);
+	deliver(&B, -1);
 	CHECK_EQ(get64(B.mem + 8), 102);
-	deliver(&A, 1, 0, 0);		/* its ATOMIC ACK is lost */
-	sroce_sq_timeout(&A.sq, &a);
+	deliver(&A, 0);		/* its ATOMIC ACK is lost */
+	sroce_sq_timeout(&A.g.sq, &a);
 	pump(-1);
-	CHECK_EQ(A.sq.comp, 2);
+	CHECK_EQ(A.g.sq.comp, 2);
 	CHECK_EQ(get64(A.local[1]), 101);	/* not the old 100 */
 	CHECK_EQ(get64(B.mem + 8), 102);
 	tap_end();
@@ -672,7 +663,7 @@ static void test_atomic(void)
 	setup(1024);
 	put64(B.mem + 40, 1);
 	post_atomic(SROCE_WR_ATOMIC_WRITE, 40, 0x1122334455667788ULL, 0);
-	req_run(&A, 0);
+	req_run(&A);
 	CHECK_EQ(nwire[0], 1);
 	CHECK(!sroce_parse_bth_packet(wire[0][0].buf, wire[0][0].len, &pk));
 	CHECK_EQ(pk.hdr.bth.opcode, SROCE_RC_ATOMIC_WRITE);
@@ -680,74 +671,73 @@ static void test_atomic(void)
 	CHECK_EQ(pk.hdr.reth.len, 8);
 	CHECK_EQ(pk.payload_len, 8);
 	CHECK(pk.hdr.bth.ackreq);
-	deliver(&B, 0, 1, -1);
-	CHECK_EQ(B.awrites, 1);
+	deliver(&B, -1);
+	CHECK_EQ(cnt(&B, HG_CNT_ATOMIC_WRITES), 1);
 	CHECK_EQ(get64(B.mem + 40), 0x1122334455667788ULL);
 	CHECK_EQ(nwire[1], 1);
 	CHECK(!sroce_parse_bth_packet(wire[1][0].buf, wire[1][0].len, &pk));
 	CHECK_EQ(pk.hdr.bth.opcode, SROCE_RC_READ_RESP_ONLY);
 	CHECK_EQ(pk.payload_len, 0);
-	deliver(&A, 1, 0, 0);		/* the answer is lost */
+	deliver(&A, 0);		/* the answer is lost */
 	put64(B.mem + 40, 7);		/* a later local store */
-	sroce_sq_timeout(&A.sq, &a);
-	req_run(&A, 0);
+	sroce_sq_timeout(&A.g.sq, &a);
+	req_run(&A);
 	CHECK_EQ(nwire[0], 1);
 	for (i = 0; i < 2; i++) {	/* the resend, twice: replayed only */
 		memcpy(&wire[0][1], &wire[0][0], sizeof(wire[0][0]));
 		nwire[0] = 2;
-		deliver(&B, 0, 1, -1);
+		deliver(&B, -1);
 	}
-	CHECK_EQ(B.awrites, 1);
+	CHECK_EQ(cnt(&B, HG_CNT_ATOMIC_WRITES), 1);
 	CHECK_EQ(get64(B.mem + 40), 7);
 	pump(-1);
-	CHECK_EQ(A.sq.comp, 1);
-	CHECK_EQ(A.sq.state, SROCE_SQ_RTS);
-	CHECK(sroce_sq_check(&A.sq) && sroce_rq_check(&B.rq));
+	CHECK_EQ(A.g.sq.comp, 1);
+	CHECK_EQ(A.g.sq.state, SROCE_SQ_RTS);
+	CHECK(sroce_sq_check(&A.g.sq) && sroce_rq_check(&B.g.rq));
 	/* misaligned: NAK invalid request; without REMOTE_WRITE: access */
 	setup(1024);
 	post_atomic(SROCE_WR_ATOMIC_WRITE, 44, 1, 0);
 	pump(-1);
-	CHECK_EQ(B.awrites, 0);
-	CHECK(B.events & BIT(SROCE_EV_ATOMIC_MISALIGNED));
-	CHECK_EQ(A.sq.err_status, SROCE_WC_REM_INV_REQ_ERR);
+	CHECK_EQ(cnt(&B, HG_CNT_ATOMIC_WRITES), 0);
+	CHECK(seen(&B, SROCE_EV_ATOMIC_MISALIGNED));
+	CHECK_EQ(A.g.sq.err_status, SROCE_WC_REM_INV_REQ_ERR);
 	setup(1024);
-	sroce_rq_config(&B.rq, 1024, 4, SROCE_ACC_REMOTE_READ |
+	sroce_rq_config(&B.g.rq, 1024, 4, SROCE_ACC_REMOTE_READ |
 			SROCE_ACC_REMOTE_ATOMIC, 12);
 	post_atomic(SROCE_WR_ATOMIC_WRITE, 48, 1, 0);
 	pump(-1);
-	CHECK_EQ(B.awrites, 0);
-	CHECK_EQ(A.sq.err_status, SROCE_WC_REM_ACCESS_ERR);
+	CHECK_EQ(cnt(&B, HG_CNT_ATOMIC_WRITES), 0);
+	CHECK_EQ(A.g.sq.err_status, SROCE_WC_REM_ACCESS_ERR);
 	/* a forged one whose RETH says 4 bytes: refused, counted */
 	setup(1024);
 	{
-		struct sroce_rq_env env = { &B, take_rwqe, rkey_ok, do_atomic };
 		struct sroce_hdrs h = {};
 		struct sroce_rq_act ra;
 		u8 buf[64] = { 0 };
 
 		h.bth.opcode = SROCE_RC_ATOMIC_WRITE;
-		h.bth.psn = B.rq.epsn;
+		h.bth.psn = B.g.rq.epsn;
 		h.reth.va = 40;
 		h.reth.rkey = RKEY;
 		h.reth.len = 4;
 		mkpkt(&h, 8, buf, &pk);
-		sroce_rq_rx(&B.rq, &pk, &env, &ra);
+		hg_rq_rx(&B.g, &pk, &ra);
 		CHECK(ra.events & BIT(SROCE_EV_BAD_REQ));
-		CHECK_EQ(B.rq.state, SROCE_RQ_ERROR);
-		CHECK_EQ(B.awrites, 0);
+		CHECK_EQ(B.g.rq.state, SROCE_RQ_ERROR);
+		CHECK_EQ(cnt(&B, HG_CNT_ATOMIC_WRITES), 0);
 	}
 	tap_end();
 
 	tap_begin("engine: atomics outstanding are held to max_rd_atomic");
 	setup(1024);
-	sroce_sq_config(&A.sq, 1024, 2, 7, 7, 14);
+	sroce_sq_config(&A.g.sq, 1024, 2, 7, 7, 14);
 	for (i = 0; i < 6; i++)
 		post_atomic(SROCE_WR_FETCH_ADD, 0, 1, 0);
-	req_run(&A, 0);
+	req_run(&A);
 	CHECK_EQ(nwire[0], 2);
-	CHECK_EQ(sroce_sq_reads_out(&A.sq), 2);
+	CHECK_EQ(sroce_sq_reads_out(&A.g.sq), 2);
 	pump(-1);
-	CHECK_EQ(A.sq.comp, 6);
+	CHECK_EQ(A.g.sq.comp, 6);
 	CHECK_EQ(get64(B.mem), 6);
 	for (i = 0; i < 6; i++)
 		CHECK_EQ(get64(A.local[i]), i);
@@ -756,9 +746,7 @@ static void test_atomic(void)
 
 static void setup_uc(u32 mtu)
 {
-	setup(mtu);
-	sroce_sq_set_uc(&A.sq);
-	sroce_rq_set_uc(&B.rq);
+	setup_t(mtu, SROCE_TRANSPORT_UC);
 }
 
 static void test_uc(void)
@@ -767,13 +755,13 @@ static void test_uc(void)
 
 	tap_begin("engine: UC send and writes complete when sent, land intact");
 	setup_uc(1024);
-	B.rwqes = 2;
+	recv_set(&B, 2);
 	post(SROCE_WR_SEND, 5000, 0);
 	post(SROCE_WR_WRITE, 9000, 100);
 	post(SROCE_WR_WRITE_IMM, 3000, 20000);
-	req_run(&A, 0);
-	CHECK_EQ(A.sq.comp, 3);		/* nothing to wait for */
-	CHECK_EQ(A.sq.una_psn, A.sq.sent_psn);
+	req_run(&A);
+	CHECK_EQ(A.g.sq.comp, 3);		/* nothing to wait for */
+	CHECK_EQ(A.g.sq.una_psn, A.g.sq.sent_psn);
 	for (i = 0; i < (u32)nwire[0]; i++) {
 		struct sroce_pkt p;
 
@@ -783,29 +771,29 @@ static void test_uc(void)
 			 SROCE_TRANSPORT_UC);
 		CHECK(!p.hdr.bth.ackreq);
 	}
-	deliver(&B, 0, 1, -1);
+	deliver(&B, -1);
 	CHECK_EQ(nwire[1], 0);		/* no ACK of any kind */
 	CHECK_EQ(B.recvs, 2);
 	CHECK_EQ(B.recv_len, 3000);
 	CHECK(!memcmp(B.rbuf, A.local[0], 5000));
 	CHECK(!memcmp(B.mem + 100, A.local[1], 9000));
 	CHECK(!memcmp(B.mem + 20000, A.local[2], 3000));
-	CHECK(sroce_sq_check(&A.sq) && sroce_rq_check(&B.rq));
+	CHECK(sroce_sq_check(&A.g.sq) && sroce_rq_check(&B.g.rq));
 	tap_end();
 
 	tap_begin("engine: UC drops a message with a lost packet, whole");
 	setup_uc(1024);
-	B.rwqes = 1;
+	recv_set(&B, 1);
 	post(SROCE_WR_SEND, 5000, 0);	/* 5 packets, the 3rd lost */
 	post(SROCE_WR_SEND, 2000, 0);
-	req_run(&A, 0);
-	CHECK_EQ(A.sq.comp, 2);
-	deliver(&B, 0, 1, 2);
+	req_run(&A);
+	CHECK_EQ(A.g.sq.comp, 2);
+	deliver(&B, 2);
 	CHECK_EQ(nwire[1], 0);
 	CHECK_EQ(B.recvs, 1);		/* the second, into the same WQE */
 	CHECK_EQ(B.recv_len, 2000);
 	CHECK(!memcmp(B.rbuf, A.local[1], 2000));
-	CHECK_EQ(B.rq.state, SROCE_RQ_ACTIVE);
+	CHECK_EQ(B.g.rq.state, SROCE_RQ_ACTIVE);
 	tap_end();
 
 	tap_begin("engine: UC drops what RC would NAK, and stays up");
@@ -814,14 +802,13 @@ static void test_uc(void)
 	post(SROCE_WR_WRITE, 100, MEM);	/* out of bounds */
 	B.mem[0] = 0x77;
 	post(SROCE_WR_WRITE, 100, 0);	/* and this one lands */
-	req_run(&A, 0);
-	deliver(&B, 0, 1, -1);
+	req_run(&A);
+	deliver(&B, -1);
 	CHECK_EQ(nwire[1], 0);
 	CHECK_EQ(B.recvs, 0);
 	CHECK(!memcmp(B.mem, A.local[2], 100));
-	CHECK_EQ(B.rq.state, SROCE_RQ_ACTIVE);
+	CHECK_EQ(B.g.rq.state, SROCE_RQ_ACTIVE);
 	{
-		struct sroce_rq_env env = { &B, take_rwqe, rkey_ok, do_atomic };
 		struct sroce_hdrs h = {};
 		struct sroce_rq_act a;
 		struct sroce_pkt p;
@@ -829,14 +816,14 @@ static void test_uc(void)
 
 		/* an RC packet at a UC queue, and a UC Middle out of the blue */
 		h.bth.opcode = SROCE_RC_SEND_ONLY;
-		h.bth.psn = B.rq.epsn;
+		h.bth.psn = B.g.rq.epsn;
 		mkpkt(&h, 10, buf, &p);
-		sroce_rq_rx(&B.rq, &p, &env, &a);
+		hg_rq_rx(&B.g, &p, &a);
 		CHECK(!a.place && !a.ack && (a.events & BIT(SROCE_EV_BAD_REQ)));
 		h.bth.opcode = SROCE_OPCODE(SROCE_TRANSPORT_UC,
 					    SROCE_OP_WRITE_MIDDLE);
 		mkpkt(&h, 1024, buf, &p);
-		sroce_rq_rx(&B.rq, &p, &env, &a);
+		hg_rq_rx(&B.g, &p, &a);
 		CHECK(!a.place && !a.ack && !a.error);
 		CHECK(a.events & BIT(SROCE_EV_UC_DROP));
 	}
@@ -849,121 +836,135 @@ static void test_uc(void)
 		struct sroce_sq_act a;
 		struct sroce_tx_req tx;
 
-		CHECK_EQ(sroce_req_next(&A.sq, &tx, &a), SROCE_REQ_SEND);
-		CHECK_EQ(A.sq.comp, 1);		/* decided: done */
-		sroce_sq_fail(&A.sq, tx.idx, SROCE_WC_LOC_PROT_ERR);
-		CHECK_EQ(A.sq.comp, 0);		/* taken back */
-		CHECK_EQ(A.sq.state, SROCE_SQ_ERROR);
-		CHECK_EQ(A.sq.err_idx, 0);
-		CHECK_EQ(A.sq.err_status, SROCE_WC_LOC_PROT_ERR);
+		CHECK_EQ(sroce_req_next(&A.g.sq, &tx, &a), SROCE_REQ_SEND);
+		CHECK_EQ(A.g.sq.comp, 1);		/* decided: done */
+		sroce_sq_fail(&A.g.sq, tx.idx, SROCE_WC_LOC_PROT_ERR);
+		CHECK_EQ(A.g.sq.comp, 0);		/* taken back */
+		CHECK_EQ(A.g.sq.state, SROCE_SQ_ERROR);
+		CHECK_EQ(A.g.sq.err_idx, 0);
+		CHECK_EQ(A.g.sq.err_status, SROCE_WC_LOC_PROT_ERR);
 	}
 	tap_end();
 
 	tap_begin("engine: UC receive WQEs are neither lost nor stalled");
 	setup_uc(1024);
-	B.rwqes = 1;
+	recv_set(&B, 1);
 	{
-		struct sroce_rq_env env = { &B, take_rwqe, rkey_ok, do_atomic };
 		struct sroce_hdrs h = {};
 		struct sroce_rq_act a;
 		struct sroce_pkt p;
 		u8 buf[SROCE_MAX_PKT_LEN];
+		const u8 *pl = buf;
 
-		/* a Write with immediate whose MR vanished at its last packet */
+		/*
+		 * The glue carries out each packet (hg_rq_exec), so that its
+		 * receive queue follows the engine's.
+		 *
+		 * A Write with immediate whose MR vanished at its last packet
+		 */
 		h.bth.opcode = SROCE_OPCODE(SROCE_TRANSPORT_UC,
 					    SROCE_OP_WRITE_ONLY_IMM);
-		h.bth.psn = B.rq.epsn;
+		h.bth.psn = B.g.rq.epsn;
 		h.reth.rkey = RKEY;
 		h.reth.len = 10;
 		mkpkt(&h, 10, buf, &p);
-		sroce_rq_rx(&B.rq, &p, &env, &a);
+		hg_rq_rx(&B.g, &p, &a);
 		CHECK(a.complete && a.place == SROCE_PLACE_MR);
-		sroce_rq_fail(&B.rq, h.bth.psn, SROCE_NAK_REM_ACCESS,
+		sroce_rq_fail(&B.g.rq, h.bth.psn, SROCE_NAK_REM_ACCESS,
 			      SROCE_WC_SUCCESS, &a);
 		CHECK(!a.complete && !a.error);
-		CHECK(B.rq.rwqe_held);		/* the WQE it took stays */
+		CHECK(B.g.rq.rwqe_held);	/* the WQE it took stays */
+		hg_rq_exec(&B.g, &p, pl + p.payload_off, &a);
 		/* the next Send lands in that WQE, taking no other */
 		memset(&h, 0, sizeof(h));
 		h.bth.opcode = SROCE_OPCODE(SROCE_TRANSPORT_UC,
 					    SROCE_OP_SEND_ONLY);
-		h.bth.psn = B.rq.epsn;
+		h.bth.psn = B.g.rq.epsn;
 		mkpkt(&h, 20, buf, &p);
-		sroce_rq_rx(&B.rq, &p, &env, &a);
+		hg_rq_rx(&B.g, &p, &a);
 		CHECK(a.complete && a.wc_status == SROCE_WC_SUCCESS);
-		CHECK_EQ(B.rwqes, 0);
+		CHECK_EQ(recv_left(&B), 0);
+		hg_rq_exec(&B.g, &p, pl + p.payload_off, &a);
 		/* too long for its WQE: completes in error, QP stays up */
-		B.rwqes = 1;
+		recv_set(&B, 1);
 		B.rwqe_len = 10;
-		h.bth.psn = B.rq.epsn;
+		h.bth.psn = B.g.rq.epsn;
 		mkpkt(&h, 20, buf, &p);
-		sroce_rq_rx(&B.rq, &p, &env, &a);
+		hg_rq_rx(&B.g, &p, &a);
 		B.rwqe_len = 0;
 		CHECK(a.complete && a.wc_status == SROCE_WC_LOC_LEN_ERR);
-		CHECK(!a.error && !B.rq.rwqe_held);
-		CHECK_EQ(B.rq.state, SROCE_RQ_ACTIVE);
+		CHECK(!a.error && !B.g.rq.rwqe_held);
+		CHECK_EQ(B.g.rq.state, SROCE_RQ_ACTIVE);
+		hg_rq_exec(&B.g, &p, pl + p.payload_off, &a);
 		/* a forged packet far ahead does not stall the connection */
-		h.bth.psn = sroce_psn_add(B.rq.epsn, 100000);
+		h.bth.psn = sroce_psn_add(B.g.rq.epsn, 100000);
 		mkpkt(&h, 0, buf, &p);
-		B.rwqes = 2;
-		sroce_rq_rx(&B.rq, &p, &env, &a);
-		h.bth.psn = sroce_psn_add(B.rq.epsn, -100001);	/* genuine */
+		recv_set(&B, 2);
+		hg_rq_rx(&B.g, &p, &a);
+		hg_rq_exec(&B.g, &p, pl + p.payload_off, &a);
+		/* genuine */
+		h.bth.psn = sroce_psn_add(B.g.rq.epsn, -100001);
 		mkpkt(&h, 0, buf, &p);
-		sroce_rq_rx(&B.rq, &p, &env, &a);
+		hg_rq_rx(&B.g, &p, &a);
 		CHECK(a.complete && a.wc_status == SROCE_WC_SUCCESS);
+		hg_rq_exec(&B.g, &p, pl + p.payload_off, &a);
 		/* a duplicate just behind is dropped */
-		sroce_rq_rx(&B.rq, &p, &env, &a);
+		hg_rq_rx(&B.g, &p, &a);
 		CHECK(!a.complete && (a.events & BIT(SROCE_EV_DUP_REQ)));
-		CHECK(sroce_rq_check(&B.rq));
+		hg_rq_exec(&B.g, &p, pl + p.payload_off, &a);
+		CHECK(sroce_rq_check(&B.g.rq));
+		/* the Send, the one too long, the forged, the genuine */
+		CHECK_EQ(B.recvs, 4);
 	}
 	tap_end();
 }
 
 static void post_local(u8 flags)
 {
-	struct sroce_wqe *w = &A.wqe[A.sq.fetch % SQ_SIZE];
+	struct sroce_wqe *w = &A.wqe[A.g.sq.fetch % SQ_SIZE];
 
 	memset(w, 0, sizeof(*w));
 	w->kind = SROCE_WR_LOCAL;
 	w->flags = SROCE_WQE_SIGNALED | flags;
-	sroce_sq_push(&A.sq);
+	sroce_sq_push(&A.g.sq);
 }
 
 static void test_local(void)
 {
 	tap_begin("engine: local WQEs run once, in order; ORDERED after all before");
 	setup(1024);
-	B.rwqes = 1;
+	recv_set(&B, 1);
 	post(SROCE_WR_SEND, 3000, 0);
 	post_local(SROCE_WQE_ORDERED);
 	post(SROCE_WR_WRITE, 2000, 100);
-	req_run(&A, 0);
+	req_run(&A);
 	/* the Send is out; the invalidation waits for its ACK */
 	CHECK_EQ(nwire[0], 3);
 	CHECK_EQ(A.local_runs, 0);
-	CHECK_EQ(A.sq.req, 1);
+	CHECK_EQ(A.g.sq.req, 1);
 	pump(-1);
 	CHECK_EQ(A.local_runs, 1);
 	CHECK_EQ(A.local_comp, 1);
-	CHECK_EQ(A.sq.comp, 3);
+	CHECK_EQ(A.g.sq.comp, 3);
 	CHECK(!memcmp(B.mem + 100, A.local[2], 2000));
 
 	/* Not ORDERED: runs at once; a resend from before it passes it */
 	setup(1024);
-	B.rwqes = 1;
+	recv_set(&B, 1);
 	post(SROCE_WR_SEND, 3000, 0);
 	post_local(0);
 	post(SROCE_WR_WRITE, 3000, 100);
 	post_local(0);
-	req_run(&A, 0);
+	req_run(&A);
 	CHECK_EQ(A.local_runs, 2);
 	CHECK_EQ(A.local_comp, 0);
-	CHECK_EQ(A.sq.comp, 0);
+	CHECK_EQ(A.g.sq.comp, 0);
 	CHECK_EQ(nwire[0], 6);
 	/* the Send's first packet is lost: everything is sent again */
-	deliver(&B, 0, 1, 0);
+	deliver(&B, 0);
 	pump(-1);
 	CHECK_EQ(A.local_runs, 2);
-	CHECK_EQ(A.sq.comp, 4);
+	CHECK_EQ(A.g.sq.comp, 4);
 	CHECK_EQ(B.recvs, 1);
 	CHECK(!memcmp(B.rbuf, A.local[0], 3000));
 	CHECK(!memcmp(B.mem + 100, A.local[2], 3000));
@@ -974,12 +975,12 @@ static void test_local(void)
 	post(SROCE_WR_WRITE, 100, 0);
 	post_local(0);
 	post(SROCE_WR_WRITE, 100, 0);
-	req_run(&A, 0);
+	req_run(&A);
 	CHECK_EQ(nwire[0], 1);
-	CHECK_EQ(A.sq.state, SROCE_SQ_ERROR);
-	CHECK_EQ(A.sq.err_idx, 1);
-	CHECK_EQ(A.sq.err_status, SROCE_WC_LOC_QP_OP_ERR);
-	CHECK(sroce_sq_check(&A.sq));
+	CHECK_EQ(A.g.sq.state, SROCE_SQ_ERROR);
+	CHECK_EQ(A.g.sq.err_idx, 1);
+	CHECK_EQ(A.g.sq.err_status, SROCE_WC_LOC_QP_OP_ERR);
+	CHECK(sroce_sq_check(&A.g.sq));
 	tap_end();
 }
 
@@ -989,13 +990,13 @@ static void test_send_inv(void)
 
 	tap_begin("engine: Send with Invalidate: the R_Key on the last packet, once");
 	setup(1024);
-	B.rwqes = 2;
+	recv_set(&B, 2);
 	post(SROCE_WR_SEND_INV, 3000, 0);
-	req_run(&A, 0);
+	req_run(&A);
 	CHECK_EQ(nwire[0], 3);
 	last = wire[0][2];
 	pump(-1);
-	CHECK_EQ(A.sq.comp, 1);
+	CHECK_EQ(A.g.sq.comp, 1);
 	CHECK_EQ(B.recvs, 1);
 	CHECK_EQ(B.invs, 1);
 	CHECK_EQ(B.inv_rkey, 0x7700);
@@ -1003,21 +1004,21 @@ static void test_send_inv(void)
 	/* the last packet again: a duplicate, nothing invalidated twice */
 	wire[0][0] = last;
 	nwire[0] = 1;
-	deliver(&B, 0, 1, -1);
+	deliver(&B, -1);
 	CHECK_EQ(B.invs, 1);
 	CHECK_EQ(B.recvs, 1);
 
 	/* the R_Key cannot be invalidated: NAK, both ends fail */
 	setup(1024);
-	B.rwqes = 1;
+	recv_set(&B, 1);
 	B.inv_fail = true;
 	post(SROCE_WR_SEND_INV, 100, 0);
 	pump(-1);
 	CHECK_EQ(B.recvs, 1);
 	CHECK_EQ(B.recv_status, SROCE_WC_REM_INV_REQ_ERR);
-	CHECK_EQ(B.rq.state, SROCE_RQ_ERROR);
-	CHECK_EQ(A.sq.state, SROCE_SQ_ERROR);
-	CHECK_EQ(A.sq.err_status, SROCE_WC_REM_INV_REQ_ERR);
+	CHECK_EQ(B.g.rq.state, SROCE_RQ_ERROR);
+	CHECK_EQ(A.g.sq.state, SROCE_SQ_ERROR);
+	CHECK_EQ(A.g.sq.err_status, SROCE_WC_REM_INV_REQ_ERR);
 	tap_end();
 }
 
@@ -1031,59 +1032,59 @@ static void test_timeout(void)
 
 	tap_begin("engine: a timeout resends one packet; its ACK alone reopens the window");
 	setup(1024);
-	B.rwqes = 1;
+	recv_set(&B, 1);
 	post(SROCE_WR_SEND, 20000, 0);
-	req_run(&A, 0);
+	req_run(&A);
 	CHECK_EQ(nwire[0], 20);
 	nwire[0] = 0;			/* all of it lost */
-	sroce_sq_timeout(&A.sq, &a);
+	sroce_sq_timeout(&A.g.sq, &a);
 	CHECK(a.kick && a.timer == SROCE_TIMER_ARM);
 	CHECK_EQ(a.timer_ns, t14 << 1);
-	req_run(&A, 0);
+	req_run(&A);
 	CHECK_EQ(nwire[0], 1);		/* the oldest packet, asking an ACK */
-	deliver(&B, 0, 1, -1);
-	deliver(&A, 1, 0, -1);		/* a loss, not a slow peer */
-	CHECK_EQ(A.sq.backoff, 0);
-	CHECK_EQ(A.sq.cwnd, A.sq.window);
+	deliver(&B, -1);
+	deliver(&A, -1);		/* a loss, not a slow peer */
+	CHECK_EQ(A.g.sq.backoff, 0);
+	CHECK_EQ(A.g.sq.cwnd, A.g.sq.window);
 	CHECK_EQ(nwire[0], 19);		/* the rest goes at once */
 	pump(-1);
-	CHECK_EQ(A.sq.comp, 1);
+	CHECK_EQ(A.g.sq.comp, 1);
 	CHECK(!memcmp(B.rbuf, A.local[0], 20000));
-	CHECK(sroce_sq_check(&A.sq) && sroce_rq_check(&B.rq));
+	CHECK(sroce_sq_check(&A.g.sq) && sroce_rq_check(&B.g.rq));
 	tap_end();
 
 	tap_begin("engine: a peer slower than the timer gets one packet again, keeps the longer timer until new data is acknowledged");
 	setup(1024);
-	B.rwqes = 2;
+	recv_set(&B, 2);
 	post(SROCE_WR_SEND, 20000, 0);
-	req_run(&A, 0);
+	req_run(&A);
 	CHECK_EQ(nwire[0], 20);		/* all still on their way */
-	sroce_sq_timeout(&A.sq, &a);
-	req_run(&A, 0);
+	sroce_sq_timeout(&A.g.sq, &a);
+	req_run(&A);
 	CHECK_EQ(nwire[0], 21);		/* one resent, not the window */
-	deliver(&B, 0, 1, -1);
-	deliver(&A, 1, 0, -1);		/* ACKs of what it never resent */
-	CHECK_EQ(A.sq.comp, 1);
-	CHECK_EQ(A.sq.backoff, 1);
-	CHECK(B.events & BIT(SROCE_EV_DUP_REQ));
+	deliver(&B, -1);
+	deliver(&A, -1);		/* ACKs of what it never resent */
+	CHECK_EQ(A.g.sq.comp, 1);
+	CHECK_EQ(A.g.sq.backoff, 1);
+	CHECK(seen(&B, SROCE_EV_DUP_REQ));
 	/* data first sent after the timeout, acknowledged: the timer comes down */
 	post(SROCE_WR_SEND, 7000, 0);
 	pump(-1);
-	CHECK_EQ(A.sq.comp, 2);
-	CHECK_EQ(A.sq.backoff, 0);
+	CHECK_EQ(A.g.sq.comp, 2);
+	CHECK_EQ(A.g.sq.backoff, 0);
 	CHECK(!memcmp(B.rbuf, A.local[1], 7000));
-	CHECK(sroce_sq_check(&A.sq) && sroce_rq_check(&B.rq));
+	CHECK(sroce_sq_check(&A.g.sq) && sroce_rq_check(&B.g.rq));
 	tap_end();
 
 	tap_begin("engine: a late peer holding a window gets a few packets again, not the window");
 	setup(1024);				/* window 64 */
-	B.rwqes = 1;
+	recv_set(&B, 1);
 	post(SROCE_WR_SEND, 65536, 0);
-	req_run(&A, 0);
+	req_run(&A);
 	CHECK_EQ(nwire[0], 64);
-	sroce_sq_timeout(&A.sq, &a);
-	req_run(&A, 0);
-	deliver(&B, 0, 1, -1);			/* it takes all 65 at last */
+	sroce_sq_timeout(&A.g.sq, &a);
+	req_run(&A);
+	deliver(&B, -1);			/* it takes all 65 at last */
 	{
 		int acks = nwire[1], j, resent = 0;
 		static struct pkt save[16];
@@ -1094,75 +1095,75 @@ static void test_timeout(void)
 		for (j = 0; j < acks && j < 16; j++) {
 			wire[1][0] = save[j];	/* one ACK at a time */
 			nwire[1] = 1;
-			deliver(&A, 1, 0, -1);
+			deliver(&A, -1);
 		}
 		/* a few per ACK, not what the ACKs had yet to reach (63) */
 		resent = nwire[0];
 		CHECK(resent < 20);
 	}
-	CHECK_EQ(A.sq.comp, 1);
-	CHECK_EQ(A.sq.backoff, 1);
+	CHECK_EQ(A.g.sq.comp, 1);
+	CHECK_EQ(A.g.sq.backoff, 1);
 	pump(-1);
 	CHECK(!memcmp(B.rbuf, A.local[0], 65536));
-	CHECK(sroce_sq_check(&A.sq) && sroce_rq_check(&B.rq));
+	CHECK(sroce_sq_check(&A.g.sq) && sroce_rq_check(&B.g.rq));
 	tap_end();
 
 	tap_begin("engine: an RNR NAK behind an unanswered atomic, after a timeout: still live");
 	setup(1024);
 	post_atomic(SROCE_WR_FETCH_ADD, 64, 1, 0);
 	post(SROCE_WR_SEND, 500, 0);
-	req_run(&A, 0);
-	deliver(&B, 0, 1, -1);		/* no receive WQE: RNR NAK */
+	req_run(&A);
+	deliver(&B, -1);		/* no receive WQE: RNR NAK */
 	CHECK_EQ(nwire[1], 2);
 	rnr = wire[1][1];
 	nwire[1] = 0;			/* ATOMIC ACK lost, the NAK late */
-	B.rwqes = 1;
-	sroce_sq_timeout(&A.sq, &a);
-	req_run(&A, 0);
+	recv_set(&B, 1);
+	sroce_sq_timeout(&A.g.sq, &a);
+	req_run(&A);
 	nwire[0] = 0;			/* the atomic sent again: lost */
 	wire[1][0] = rnr;
 	nwire[1] = 1;
-	deliver(&A, 1, 0, -1);
-	CHECK(A.sq.rnr_wait);
-	sroce_sq_rnr_done(&A.sq, &a);
-	req_run(&A, 0);
+	deliver(&A, -1);
+	CHECK(A.g.sq.rnr_wait);
+	sroce_sq_rnr_done(&A.g.sq, &a);
+	req_run(&A);
 	/* the Send goes, or at least a timer runs: never stuck */
 	CHECK(nwire[0] || a.timer == SROCE_TIMER_ARM);
-	for (rounds = 0; rounds < 8 && A.sq.comp != 2; rounds++) {
+	for (rounds = 0; rounds < 8 && A.g.sq.comp != 2; rounds++) {
 		pump(-1);
-		if (A.sq.comp != 2)
-			sroce_sq_timeout(&A.sq, &a);
+		if (A.g.sq.comp != 2)
+			sroce_sq_timeout(&A.g.sq, &a);
 	}
-	CHECK_EQ(A.sq.comp, 2);
-	CHECK_EQ(B.atomics, 1);
+	CHECK_EQ(A.g.sq.comp, 2);
+	CHECK_EQ(cnt(&B, HG_CNT_ATOMICS), 1);
 	CHECK_EQ(get64(A.local[0]), 0);
-	CHECK(sroce_sq_check(&A.sq) && sroce_rq_check(&B.rq));
+	CHECK(sroce_sq_check(&A.g.sq) && sroce_rq_check(&B.g.rq));
 	tap_end();
 
 	tap_begin("engine: READ responses after a timeout do not each ask for the rest again");
 	setup(1024);
-	B.rwqes = 2;
+	recv_set(&B, 2);
 	for (i = 0; i < 70000; i++)
 		B.mem[100000 + i] = (u8)(i * 3);
 	post(SROCE_WR_SEND, 3000, 0);
 	post(SROCE_WR_READ, 70000, 100000);
 	post(SROCE_WR_FETCH_ADD, 8, 64);
 	post(SROCE_WR_SEND, 5000, 0);
-	req_run(&A, 0);
+	req_run(&A);
 	nwire[0] = 0;				/* all of it lost */
-	sroce_sq_timeout(&A.sq, &a);
-	for (rounds = 0; rounds < 100 && A.sq.comp != 4; rounds++) {
-		req_run(&A, 0);
+	sroce_sq_timeout(&A.g.sq, &a);
+	for (rounds = 0; rounds < 100 && A.g.sq.comp != 4; rounds++) {
+		req_run(&A);
 		/* at most the window's requests, never one per response */
 		CHECK(nwire[0] <= 16);
 		if (!nwire[0])
 			break;
-		deliver(&B, 0, 1, -1);
-		deliver(&A, 1, 0, -1);
+		deliver(&B, -1);
+		deliver(&A, -1);
 	}
-	CHECK_EQ(A.sq.comp, 4);
+	CHECK_EQ(A.g.sq.comp, 4);
 	CHECK(!memcmp(A.local[1], B.mem + 100000, 70000));
-	CHECK(sroce_sq_check(&A.sq) && sroce_rq_check(&B.rq));
+	CHECK(sroce_sq_check(&A.g.sq) && sroce_rq_check(&B.g.rq));
 	tap_end();
 }
 
