@@ -154,7 +154,8 @@ static void hook_note(struct hg_side *g, enum hg_note what, u8 opcode,
 	sim_note(s->world, s->id, (u8)what, opcode, psn, a, b);
 }
 
-static void hook_fail(struct hg_side *g, const char *fmt, va_list ap)
+static __attribute__((format(printf, 2, 0)))
+void hook_fail(struct hg_side *g, const char *fmt, va_list ap)
 {
 	sim_vfail(side_of(g)->world, fmt, ap);
 }
