@@ -99,15 +99,15 @@ fuzz: $(OUT)/fuzz_parse $(OUT)/gen_seeds $(OUT)/fuzz_sim $(OUT)/fuzz_ring
 		$(OUT)/corpus-ring
 
 analyze:
-	set -e; for f in $(CORE_SRC) $(HOST_SRC) $(UNIT_SRC) $(FUZZ_SRC) \
-		$(FUZZ_RING_SRC); do \
+	set -e; for f in $(CORE_SRC) $(HOST_SRC) $(GLUE_SRC) $(UNIT_SRC) \
+		$(FUZZ_SRC) $(FUZZ_RING_SRC); do \
 		clang --analyze -Xclang -analyzer-werror -std=gnu11 \
 			-I$(HERE)/include -o /dev/null $$f; \
 	done
 	cppcheck --std=c11 --enable=warning,style,performance,portability \
 		--error-exitcode=1 --inline-suppr --quiet \
 		--suppress=missingIncludeSystem -I$(HERE)/include \
-		$(CORE_SRC) $(HOST_SRC) $(FUZZ_SRC) $(FUZZ_RING_SRC)
+		$(CORE_SRC) $(HOST_SRC) $(GLUE_SRC) $(FUZZ_SRC) $(FUZZ_RING_SRC)
 
 clean:
 	rm -rf $(OUT)

@@ -5,7 +5,10 @@
  * UD), a virtual clock, a seeded PRNG, a lossy wire per direction, an
  * optional adversary, and an oracle.
  *
- *   sim.c        the world: event queue, wire, glue, per-event checks
+ *   sim.c        the world: wire, timers, the user, per-event checks,
+ *                as hooks of the host glue (tools/host/glue.c)
+ *   sim_ev.c     the event queue
+ *   sim_trace.c  the trace of the last events, failure reports
  *   sim_work.c   workload and parameters drawn from the seed
  *   sim_check.c  the end-of-run oracle (completions, memory image)
  *   sim_adv.c    forged packets (random or from a fuzzer's script)
