@@ -21,7 +21,10 @@
 # "make KDIR=/lib/modules/VERSION/build" builds for any other.
 
 KDIR ?= $(shell tools/kdir.sh)
-KVER ?= $(notdir $(patsubst %/build,%,$(KDIR)))
+# The kernel release KDIR was built for, as uname -r gives it (Debian's
+# include/config/kernel.release holds the upstream version instead).
+KVER ?= $(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"$$/\1/p' \
+	$(KDIR)/include/generated/utsrelease.h 2>/dev/null)
 MODULE := drivers/infiniband/sw/sroce/rdma_sroce.ko
 
 .PHONY: all modules install modclean clean deps check check-ulp check-debug demo bench unit sim fuzz analyze lint sparse checkpatch quick

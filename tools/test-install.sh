@@ -12,7 +12,8 @@ SRC=$(cd "$(dirname "$0")/.." && pwd)
 cd "$SRC" || exit 2
 STAGE=$SRC/build/install-test
 KDIR=${KDIR:-$("$(dirname "$0")/kdir.sh")}
-KVER=$(basename "$(dirname "$KDIR")")
+KVER=$(sed -n 's/^#define UTS_RELEASE "\(.*\)"$/\1/p' \
+	"$KDIR/include/generated/utsrelease.h")
 DIR=$STAGE/lib/modules/$KVER
 n=0
 fail=0

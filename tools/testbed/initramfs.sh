@@ -1,19 +1,26 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# initramfs.sh KVER OUTPUT [BASE]
+# initramfs.sh KVER OUTPUT [ROOTFS [BASE]]
 #
 # Build the testbed's initramfs: static busybox, our init, and the few
-# modules (virtio PCI, 9p, overlayfs) needed to reach the host's root.
-# The modules are copied from BASE/lib/modules/KVER (default: the host's
-# own) in load order; a kernel that has them built in needs none.
+# modules (virtio PCI, 9p or virtiofs as ROOTFS says, overlayfs) needed
+# to reach the host's root. The modules are copied from
+# BASE/lib/modules/KVER (default: the host's own) in load order; a kernel
+# that has them built in needs none.
 set -euo pipefail
 
 KVER=$1
 OUTPUT=$2
-BASE=${3:-/}
+ROOTFS=${3:-9p}
+BASE=${4:-/}
+[ -n "$BASE" ] || BASE=/
 HERE=$(cd "$(dirname "$0")" && pwd)
-WANT="virtio_pci 9pnet_virtio 9p overlay"
+case "$ROOTFS" in
+9p) WANT="virtio_pci 9pnet_virtio 9p overlay" ;;
+virtiofs) WANT="virtio_pci virtiofs overlay" ;;
+*) echo "initramfs.sh: unknown root $ROOTFS" >&2; exit 2 ;;
+esac
 
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT

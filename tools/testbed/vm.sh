@@ -18,7 +18,10 @@
 # bzImage) and SROCE_MODBASE (a directory holding lib/modules/KVER) boot
 # another kernel, such as make check-debug's; SROCE_APPEND adds to its
 # command line, SROCE_TCG_CPU replaces TCG's CPU model (max), and
-# SROCE_DEBUG_KERNEL=1 tells the scripts they run on a debug kernel.
+# SROCE_DEBUG_KERNEL=1 tells the scripts they run on a debug kernel;
+# SROCE_GUEST_ENV lists more variables to hand to the scripts.
+# SROCE_ROOTFS=9p|virtiofs picks how guests reach the host's root
+# (default: 9p when the kernel has it).
 #
 # Each guest sees the host's root read-only with a tmpfs overlay, so the
 # host's rdma-core/perftest and this tree's freshly built module are
@@ -53,7 +56,33 @@ KVER=${KVER:-$(ls /boot/vmlinuz-*-amd64 2>/dev/null | sed 's|/boot/vmlinuz-||' |
 [ -n "$KVER" ] || { echo "vm.sh: no Debian kernel in /boot (make deps)" >&2; exit 2; }
 KERNEL=${SROCE_KERNEL:-/boot/vmlinuz-$KVER}
 MODBASE=${SROCE_MODBASE:-}
-INITRD=$SRC/build/testbed/initramfs-$KVER.gz
+
+# How a guest reaches the host's root: 9p where the kernel has it, else
+# virtiofs (Debian's cloud kernels have no 9p, but virtiofs), served by
+# QEMU's virtiofsd. SROCE_ROOTFS=9p|virtiofs forces one.
+ROOTFS=${SROCE_ROOTFS:-}
+if [ -z "$ROOTFS" ]; then
+	ROOTFS=virtiofs
+	grep -qs '^CONFIG_9P_FS=[ym]' "$MODBASE/boot/config-$KVER" && ROOTFS=9p
+fi
+VIRTIOFSD=/usr/lib/qemu/virtiofsd
+if [ "$ROOTFS" = virtiofs ] && [ ! -x "$VIRTIOFSD" ]; then
+	echo "vm.sh: $KVER has no 9p and $VIRTIOFSD is missing" >&2
+	exit 2
+fi
+INITRD=$SRC/build/testbed/initramfs-$KVER-$ROOTFS.gz
+
+# The module under test must be built for the guest's kernel: a mismatch
+# would only show as a refused modprobe in every guest.
+KO=$SRC/drivers/infiniband/sw/sroce/rdma_sroce.ko
+if [ -f "$KO" ]; then
+	magic=$(modinfo -F vermagic "$KO" | cut -d' ' -f1)
+	if [ "$magic" != "$KVER" ]; then
+		echo "vm.sh: $KO is built for $magic, the guests boot $KVER" \
+			"(make KDIR=...; tools/check-kernel.sh builds a tree per kernel)" >&2
+		exit 2
+	fi
+fi
 
 mkdir -p "$SRC/build/testbed"
 # Shared artefacts (initramfs, module index) are built by one run at a
@@ -62,13 +91,12 @@ exec 9> "$SRC/build/testbed/.lock"
 flock 9
 if [ ! -s "$INITRD" ] || [ "$HERE/init" -nt "$INITRD" ] ||
    [ "$HERE/initramfs.sh" -nt "$INITRD" ]; then
-	"$HERE/initramfs.sh" "$KVER" "$INITRD" "$MODBASE" || exit 2
+	"$HERE/initramfs.sh" "$KVER" "$INITRD" "$ROOTFS" "$MODBASE" || exit 2
 fi
 
 # depmod over 9p under TCG takes half a minute; run it here instead on a
 # hard-linked copy of the kernel's module tree plus the fresh module, and
 # let guests copy the resulting index (sroce_install_module).
-KO=$SRC/drivers/infiniband/sw/sroce/rdma_sroce.ko
 MODROOT=$SRC/build/testbed/modroot
 if [ -f "$KO" ] && { [ ! -f "$MODROOT/stamp" ] || [ "$KO" -nt "$MODROOT/stamp" ]; }; then
 	rm -rf "$MODROOT"
@@ -132,6 +160,13 @@ else
 	fi
 fi
 
+# virtiofsd's sockets, in a short path (a socket path has 108 bytes).
+VFS=
+if [ "$ROOTFS" = virtiofs ]; then
+	VFS=$(mktemp -d /tmp/sroce-vfs.XXXXXX) || exit 2
+	trap 'rm -rf "$VFS"' EXIT
+fi
+
 # Two UDP ports on loopback per run, derived from our PID so that
 # concurrent runs do not cross wires.
 PORT_A=$((20000 + ($$ % 10000) * 2))
@@ -157,19 +192,69 @@ start_guest() { # host role ip peer_ip cpus my_port peer_port
 	export SROCE_MODBASE='$MODBASE'
 	export SROCE_DEBUG_KERNEL='${SROCE_DEBUG_KERNEL:-}'
 	ENV
+	# SROCE_GUEST_ENV: names of more variables the scripts are given.
+	for v in ${SROCE_GUEST_ENV:-}; do
+		printf "export %s='%s'\n" "$v" "${!v:-}" >> "$dir/env.sh"
+	done
+	local shares=() mach=q35 pids=() tag path i=0
+	if [ "$ROOTFS" = 9p ]; then
+		shares=(-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap
+			-virtfs "local,path=$OUT,mount_tag=out,security_model=none"
+			-virtfs "local,path=$SRC,mount_tag=src,security_model=none,readonly=on,multidevs=remap")
+	else
+		# vhost-user needs the guest's memory shared with virtiofsd.
+		# virtiofsd has no read-only mode: the guest mounts hostroot
+		# and src read-only, as with 9p. Its namespace sandbox cannot
+		# pivot_root into "/" (EBUSY): a chroot it is.
+		shares=(-object "memory-backend-memfd,id=mem,size=${MEM}M,share=on")
+		mach=q35,memory-backend=mem
+		for tag in hostroot out src; do
+			case $tag in
+			hostroot) path=/ ;;
+			out) path=$OUT ;;
+			src) path=$SRC ;;
+			esac
+			"$VIRTIOFSD" --socket-path="$VFS/$host-$tag.sock" \
+				-o source="$path" -o cache=auto -o sandbox=chroot \
+				> "$dir/virtiofsd-$tag.log" 2>&1 &
+			pids+=($!)
+			shares+=(-chardev "socket,id=fs$i,path=$VFS/$host-$tag.sock"
+				-device "vhost-user-fs-pci,chardev=fs$i,tag=$tag")
+			i=$((i + 1))
+		done
+		for tag in hostroot out src; do
+			wait_file "$VFS/$host-$tag.sock" || {
+				echo "vm.sh: virtiofsd for $tag did not start" >&2
+				kill "${pids[@]}" 2>/dev/null
+				echo 2 > "$dir/qemu.rc"
+				return
+			}
+		done
+	fi
 	timeout -s KILL $((TIMEOUT + 120)) \
-	qemu-system-x86_64 "${ACCEL[@]}" -machine q35 -smp "$cpus" -m "$MEM" \
+	qemu-system-x86_64 "${ACCEL[@]}" -machine "$mach" -smp "$cpus" -m "$MEM" \
 		-nodefaults -no-user-config -display none -no-reboot \
 		-serial "file:$dir/console.log" "${mon[@]}" \
 		-kernel "$KERNEL" -initrd "$INITRD" \
-		-append "console=ttyS0 loglevel=6 panic=-1 oops=panic sroce.src=$SRC sroce.script=$SCRIPT sroce.host=$host $TSC_APPEND ${SROCE_APPEND:-}" \
-		-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
-		-virtfs "local,path=$OUT,mount_tag=out,security_model=none" \
-		-virtfs "local,path=$SRC,mount_tag=src,security_model=none,readonly=on,multidevs=remap" \
+		-append "console=ttyS0 loglevel=6 panic=-1 oops=panic sroce.src=$SRC sroce.script=$SCRIPT sroce.host=$host sroce.fs=$ROOTFS $TSC_APPEND ${SROCE_APPEND:-}" \
+		"${shares[@]}" \
 		-netdev "socket,id=n0,udp=127.0.0.1:$pport,localaddr=127.0.0.1:$lport" \
 		-device "virtio-net-pci,netdev=n0,mac=$mac" \
 		> "$dir/qemu.log" 2>&1
 	echo $? > "$dir/qemu.rc"
+	# virtiofsd ends when its guest goes; one whose guest never came
+	# must not outlive the run.
+	[ ${#pids[@]} -eq 0 ] || kill "${pids[@]}" 2>/dev/null
+	[ ${#pids[@]} -eq 0 ] || wait "${pids[@]}" 2>/dev/null
+}
+
+wait_file() { # path: up to 10 s
+	local n=0
+	while [ ! -S "$1" ] && [ $n -lt 100 ]; do
+		sleep 0.1
+		n=$((n + 1))
+	done
+	[ -S "$1" ]
 }
 
 # Kernel messages that fail a test, whatever the script said. Lockdep's
