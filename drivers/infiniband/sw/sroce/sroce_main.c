@@ -123,6 +123,24 @@ static struct rdma_link_ops sroce_link_ops = {
 	.newlink = sroce_newlink,
 };
 
+/*
+ * rdma_rxe drop-in mode: with rxe_compat=1, "rdma link add NAME type rxe"
+ * makes an sroce device too, and the modprobe.d file the package ships
+ * (disabled) aliases rdma_rxe and rdma-link-rxe to us, so that scripts
+ * written for rdma_rxe run unchanged. The two modules cannot be loaded
+ * together: whichever comes second finds UDP port 4791 taken and fails
+ * before it registers a link type, so the core never sees "rxe" twice.
+ */
+static bool rxe_compat;
+module_param(rxe_compat, bool, 0444);
+MODULE_PARM_DESC(rxe_compat,
+		 "Also answer rdma link type \"rxe\" (rdma_rxe drop-in mode)");
+
+static struct rdma_link_ops sroce_rxe_link_ops = {
+	.type = "rxe",
+	.newlink = sroce_newlink,
+};
+
 static int __init sroce_init(void)
 {
 	int err;
@@ -144,7 +162,10 @@ static int __init sroce_init(void)
 		goto err_mcast;
 
 	rdma_link_register(&sroce_link_ops);
-	pr_info("loaded\n");
+	if (rxe_compat)
+		rdma_link_register(&sroce_rxe_link_ops);
+	pr_info("loaded%s\n",
+		rxe_compat ? ", answering link type rxe (rxe_compat)" : "");
 	return 0;
 
 err_mcast:
@@ -158,6 +179,8 @@ err_net:
 
 static void __exit sroce_exit(void)
 {
+	if (rxe_compat)
+		rdma_link_unregister(&sroce_rxe_link_ops);
 	rdma_link_unregister(&sroce_link_ops);
 	sroce_unregister_all();
 	sroce_tx_ctx_wait_all();
