@@ -1,0 +1,160 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# test-deb.sh [FLAVOUR...]: the Debian package, installed as a user
+# installs it, then used in guests. Default flavours: 6.1-cloud 6.12
+# (the first is the kernel the package is installed beside, the others
+# are installed after it, so DKMS must build for them on its own).
+#
+# 1. make deb (mkdeb.sh).
+# 2. In a private mount namespace, an overlay over this machine's root
+#    (writes go to build/deb-root/upper, the machine is left alone) is
+#    chrooted into and dpkg installs there, at native speed: the first
+#    kernel's image and headers (kernel.sh's downloads), then the package
+#    with apt-get (its postinst has DKMS build for every kernel with
+#    headers: in a chroot, all of them), then each further kernel's image
+#    and headers (DKMS's kernel hooks build for them). Building in the
+#    guests instead would take TCG about nine minutes per kernel.
+# 3. For each flavour, two guests boot that kernel with the upper
+#    directory laid over their root (vm.sh's SROCE_ROOT_LAYER) and run
+#    selftests/sroce/deb.sh: the module DKMS built is found and loaded,
+#    link add, traffic with data compared, teardown, then apt-get remove
+#    and purge, after which nothing of the package is left.
+# One TAP stream; ends with "N passed, N failed, N skipped".
+set -uo pipefail
+
+SRC=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$SRC" || exit 2
+FLAVOURS=("$@")
+[ ${#FLAVOURS[@]} -gt 0 ] || FLAVOURS=(6.1-cloud 6.12)
+STAGE=$SRC/build/deb-root
+LOG=$SRC/build/deb-install.log
+
+n=0
+pass=0
+fail=0
+point() { # 0|1 name
+	n=$((n + 1))
+	if [ "$1" = 0 ]; then
+		pass=$((pass + 1))
+		echo "ok $n - $2"
+	else
+		fail=$((fail + 1))
+		echo "not ok $n - $2"
+	fi
+}
+finish() {
+	echo "1..$n"
+	echo "$pass passed, $fail failed, 0 skipped"
+	[ "$fail" -eq 0 ]
+	exit
+}
+
+echo "TAP version 13"
+DEB=$(tools/packaging/mkdeb.sh 2> "$LOG.mkdeb")
+point $? "make deb builds $(basename "${DEB:-sroce-dkms.deb}")"
+[ -f "${DEB:-}" ] || { sed 's/^/# /' "$LOG.mkdeb"; finish; }
+
+declare -A KV KIMG
+for f in "${FLAVOURS[@]}"; do
+	if ! env=$(tools/testbed/kernel.sh "$f"); then
+		point 1 "$f: kernel fetched"
+		finish
+	fi
+	KV[$f]=$(eval "$env"; echo "$KVER")
+	KIMG[$f]=$(eval "$env"; echo "$SROCE_KERNEL")
+	if [ "$(eval "$env"; echo "$SROCE_MODBASE")" = "" ]; then
+		# Installed here already: its debs are not at hand, and
+		# nothing would be installed for it.
+		point 1 "$f: a kernel this machine does not have installed"
+		finish
+	fi
+done
+
+# The chroot's script: arguments are the .deb, then one directory of
+# kernel debs per flavour.
+cat > "$SRC/build/deb-install.sh" <<'EOS'
+set -eu
+export DEBIAN_FRONTEND=noninteractive INITRD=No
+deb=$1
+shift
+first=1
+for kd in "$@"; do
+	echo "## install kernel debs of $kd"
+	pkgs=()
+	for d in "$kd"/*.deb; do
+		name=$(dpkg-deb -f "$d" Package)
+		ver=$(dpkg-deb -f "$d" Version)
+		# Reinstalling what is there (linux-kbuild-6.1, ...) changes
+		# nothing and would only churn the layer.
+		[ "$(dpkg-query -W -f='${Status} ${Version}' "$name" 2>/dev/null)" = \
+		  "install ok installed $ver" ] || pkgs+=("$d")
+	done
+	dpkg -i "${pkgs[@]}"
+	if [ $first = 1 ]; then
+		echo "## install $deb"
+		apt-get install -y -q --no-install-recommends "$deb"
+		first=0
+	fi
+done
+echo "## dkms status"
+dkms status
+EOS
+
+rm -rf "$STAGE"
+mkdir -p "$STAGE/upper" "$STAGE/work" "$STAGE/root"
+dirs=()
+for f in "${FLAVOURS[@]}"; do
+	dirs+=("$SRC/build/kernels/${KV[$f]}/debs")
+done
+start=$SECONDS
+# The namespace's mounts vanish with it; only the upper directory stays.
+unshare -m --propagation private bash -c '
+	set -e
+	s=$1
+	shift
+	mount -t overlay overlay \
+		-o "lowerdir=/,upperdir=$s/upper,workdir=$s/work" "$s/root"
+	for d in proc sys dev dev/pts tmp run; do
+		mkdir -p "$s/root/$d"
+	done
+	mount -t proc proc "$s/root/proc"
+	mount -t sysfs sysfs "$s/root/sys"
+	mount --rbind /dev "$s/root/dev"
+	mount -t tmpfs tmpfs "$s/root/tmp"
+	mount -t tmpfs tmpfs "$s/root/run"
+	exec chroot "$s/root" bash "$@"
+' sh "$STAGE" "$SRC/build/deb-install.sh" "$DEB" "${dirs[@]}" \
+	> "$LOG" 2>&1
+rc=$?
+echo "# installed in $((SECONDS - start)) s (log: $LOG)"
+point $rc "dpkg installs ${FLAVOURS[0]}'s kernel, the package, then ${FLAVOURS[*]:1}"
+[ $rc = 0 ] || { tail -n 30 "$LOG" | sed 's/^/#   /'; finish; }
+sed -n '/^## dkms status/,$p' "$LOG" | grep -v 'readelf: Warning' | sed 's/^/# /'
+# Debian 12 has /lib -> usr/lib in the lower layer only; initramfs.sh
+# and modinfo -b look for the layer's lib/modules.
+[ -e "$STAGE/upper/lib" ] || ln -s usr/lib "$STAGE/upper/lib"
+for f in "${FLAVOURS[@]}"; do
+	point "$(grep -q "^sroce/.*, ${KV[$f]}, x86_64: installed" "$LOG"; echo $?)" \
+		"DKMS built and installed rdma_sroce for ${KV[$f]}"
+done
+
+for f in "${FLAVOURS[@]}"; do
+	out=$(SROCE_ROOT_LAYER=$STAGE/upper KVER=${KV[$f]} \
+	      SROCE_KERNEL=${KIMG[$f]} SROCE_MODBASE= \
+	      SROCE_RESULTS=$SRC/build/testbed/results-deb-$f \
+	      tools/testbed/run-selftests.sh sroce/deb.sh)
+	printf '%s\n' "$out" | while IFS= read -r l; do
+		case "$l" in
+		"ok "*|"not ok "*) ;;
+		*) echo "$l" ;;
+		esac
+	done
+	while IFS= read -r l; do
+		case "$l" in
+		"ok "*) point 0 "[$f] ${l#ok [0-9]* - }" ;;
+		"not ok "*) point 1 "[$f] ${l#not ok [0-9]* - }" ;;
+		esac
+	done <<< "$out"
+done
+finish
