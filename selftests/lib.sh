@@ -176,6 +176,17 @@ sroce_link_up() {
 
 # gid_index_v4 DEV: the index of DEV's GID for this guest's IPv4 address
 # (GIDs as ibv_devinfo -v lists them: "GID[  1]:  ::ffff:10.11.0.1, ...")
+# need_rxe: end a test that runs rdma_rxe, as skipped, on a kernel
+# without it (Debian's cloud kernels). Call after ktap_begin.
+need_rxe() {
+	modinfo rdma_rxe > /dev/null 2>&1 && return 0
+	ktap_skip "the whole test" "no rdma_rxe in $(uname -r)"
+	ktap_end	# exits
+}
+
+# have_rxe: the kernel has rdma_rxe
+have_rxe() { modinfo rdma_rxe > /dev/null 2>&1; }
+
 gid_index_v4() {
 	ibv_devinfo -v -d "$1" | awk -v ip="::ffff:$SROCE_IP," \
 		'$0 ~ ip { sub(/.*GID\[ */, ""); sub(/\].*/, ""); print; exit }'

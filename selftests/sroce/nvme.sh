@@ -20,18 +20,15 @@
 # disconnect, the target torn down and the RDMA modules unloaded.
 # timeout: 2400
 . "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/nvme_lib.sh"
 
-NQN=nqn.2026-12.org.sroce:test
-CFS=/sys/kernel/config/nvmet
-IMG=/tmp/nvme.img
 # fio: enough to keep queues full, small enough for a TCG guest
 FIO_SIZE=${SROCE_NVME_FIO_SIZE:-16M}
 
 ktap_begin
 sroce_install_module || exit 1
 sroce_setup_net || exit 1
-modprobe -a nvmet nvmet-rdma nvme-rdma 2>/dev/null
-mount -t configfs none /sys/kernel/config 2>/dev/null
+nvme_modules
 
 # link_up TYPE: this guest's RDMA device over eth0, of TYPE sroce or rxe
 link_up() {
@@ -45,47 +42,6 @@ link_down() {
 	[ "$1" = rxe ] && mod=rdma_rxe
 	check "rdma link delete $1""0" rdma link delete "$1"0
 	check "rmmod $mod" rmmod $mod
-}
-
-target_up() {
-	truncate -s 64M $IMG
-	mkdir $CFS/subsystems/$NQN &&
-	echo 1 > $CFS/subsystems/$NQN/attr_allow_any_host &&
-	mkdir $CFS/subsystems/$NQN/namespaces/1 &&
-	echo -n $IMG > $CFS/subsystems/$NQN/namespaces/1/device_path &&
-	echo 1 > $CFS/subsystems/$NQN/namespaces/1/buffered_io &&
-	echo 1 > $CFS/subsystems/$NQN/namespaces/1/enable &&
-	mkdir $CFS/ports/1 &&
-	echo rdma > $CFS/ports/1/addr_trtype &&
-	echo ipv4 > $CFS/ports/1/addr_adrfam &&
-	echo "$SROCE_IP" > $CFS/ports/1/addr_traddr &&
-	echo 4420 > $CFS/ports/1/addr_trsvcid &&
-	ln -s $CFS/subsystems/$NQN $CFS/ports/1/subsystems/$NQN
-}
-
-target_down() {
-	rm -f $CFS/ports/1/subsystems/$NQN &&
-	rmdir $CFS/ports/1 &&
-	echo 0 > $CFS/subsystems/$NQN/namespaces/1/enable &&
-	rmdir $CFS/subsystems/$NQN/namespaces/1 &&
-	rmdir $CFS/subsystems/$NQN &&
-	rm -f $IMG
-}
-
-# The namespace's block device (native multipath: nvmeXnY, the
-# subsystem's; the per-path nvmeXcZnY has no node). The guest has no
-# other NVMe device.
-ns_dev() {
-	local b
-
-	b=$(ls /sys/block | grep -E '^nvme[0-9]+n[0-9]+$' | head -n 1)
-	[ -n "$b" ] && echo "/dev/$b"
-}
-export -f ns_dev
-
-host_connect() {
-	nvme connect -t rdma -a "$SROCE_PEER_IP" -s 4420 -n $NQN -i 1 -W 1 &&
-	wait_for 120 bash -c '[ -b "$(ns_dev)" ]'
 }
 
 # fio_job NAME ARGS...: one verified fio job on the namespace
@@ -159,7 +115,7 @@ round() {
 for r in ${SROCE_NVME_ROUNDS:-sroce rxe-target rxe-host lossy}; do
 	case $r in
 	rxe-*)
-		if ! modinfo rdma_rxe > /dev/null 2>&1; then
+		if ! have_rxe; then
 			ktap_skip "$r" "no rdma_rxe in $(uname -r)"
 			continue
 		fi ;;

@@ -14,6 +14,7 @@
 . "$(dirname "$0")/../lib.sh"
 
 ktap_begin
+[ -z "${SROCE_PEER_RXE:-}" ] || need_rxe
 sroce_install_module || exit 1
 sroce_setup_net || exit 1
 dev=sroce0

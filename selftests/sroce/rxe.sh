@@ -7,6 +7,7 @@
 . "$(dirname "$0")/../lib.sh"
 
 ktap_begin
+need_rxe
 sroce_install_module || exit 1
 sroce_setup_net || exit 1
 make_veth

@@ -59,7 +59,7 @@ check "rdma link delete rxe0 again" rdma link delete rxe0
 check "modprobe -r rdma_rxe again" modprobe -r rdma_rxe
 
 rm -f "$CONF"
-if modinfo rdma_rxe > /dev/null 2>&1; then
+if have_rxe; then
 	check "without the file, modprobe rdma_rxe loads the real one" \
 		modprobe rdma_rxe
 	dmesg -C

@@ -12,6 +12,7 @@
 . "$(dirname "$0")/../lib.sh"
 
 ktap_begin
+need_rxe
 sroce_install_module || exit 1
 sroce_setup_net || exit 1
 if [ "$SROCE_ROLE" = a ]; then
