@@ -6,7 +6,8 @@
 # The guest selftests on another of Debian's kernels (FLAVOUR: 6.1,
 # 6.1-cloud, 6.12, 6.12-cloud; see kernel.sh): all of them, the smoke
 # subset ("make -C selftests list-smoke") with --smoke, or the TESTs
-# named. The kernel is fetched once (kernel.sh); the module, the kernel
+# named; with --peer, guest a of each pair boots the peer flavour's
+# kernel instead (interop between kernels). The kernel is fetched once (kernel.sh); the module, the kernel
 # test modules and the selftest programs are built for it in a copy of
 # this tree, build/kernel-trees/KVER, so the ordinary build is left
 # alone. Guests of a kernel without 9p reach the host by virtiofs
@@ -16,14 +17,28 @@ set -uo pipefail
 
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$SRC" || exit 2
-FLAVOUR=${1:?usage: check-kernel.sh FLAVOUR [--smoke | TEST...]}
+FLAVOUR=${1:?usage: check-kernel.sh FLAVOUR [--peer FLAVOUR] [--smoke | TEST...]}
 shift
+PEER=
+if [ "${1:-}" = --peer ]; then
+	PEER=${2:?--peer FLAVOUR}
+	shift 2
+fi
 
 env=$(tools/testbed/kernel.sh "$FLAVOUR") || {
 	echo "not ok 1 - $FLAVOUR: kernel and headers fetched"
 	echo "0 passed, 1 failed, 0 skipped"
 	exit 1
 }
+if [ -n "$PEER" ]; then
+	# Guest a of each pair boots the peer's kernel (it runs rdma_rxe in
+	# rxe_interop.sh): its variables first, then ours over them.
+	penv=$(tools/testbed/kernel.sh "$PEER") || exit 1
+	eval "$penv"
+	export SROCE_A_KVER=$KVER SROCE_A_KERNEL=$SROCE_KERNEL \
+		SROCE_A_MODBASE=$SROCE_MODBASE
+	FLAVOUR="$FLAVOUR, peer $PEER"
+fi
 eval "$env"
 export KVER SROCE_KERNEL SROCE_MODBASE
 TREE=$SRC/build/kernel-trees/$KVER

@@ -15,6 +15,7 @@ PKGS=(
 	libibverbs-dev
 	iproute2 iputils-ping python3 rsync
 	nvme-cli fio nfs-kernel-server
+	dkms dh-dkms debhelper
 )
 
 missing=()

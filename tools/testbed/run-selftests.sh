@@ -13,14 +13,14 @@ set -uo pipefail
 
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$SRC" || exit 2
-RESULTS=$SRC/build/testbed/results
+RESULTS=${SROCE_RESULTS:-$SRC/build/testbed/results}
 TIMEOUT=${SROCE_TEST_TIMEOUT:-600}
 
 if [ "${1:-}" = --ulp ]; then
 	mapfile -t all < <(make -s -C selftests list-ulp)
 	shift
 else
-	mapfile -t all < <(make -s -C selftests list list-ulp)
+	mapfile -t all < <(make -s -C selftests list list-ulp list-deb)
 	# by default, not the ULP tests (named ones are found in both)
 	[ $# -gt 0 ] || mapfile -t all < <(make -s -C selftests list)
 fi

@@ -60,21 +60,42 @@ MODBASE=${SROCE_MODBASE:-}
 # How a guest reaches the host's root: 9p where the kernel has it, else
 # virtiofs (Debian's cloud kernels have no 9p, but virtiofs), served by
 # QEMU's virtiofsd. SROCE_ROOTFS=9p|virtiofs forces one.
-ROOTFS=${SROCE_ROOTFS:-}
-if [ -z "$ROOTFS" ]; then
-	ROOTFS=virtiofs
-	grep -qs '^CONFIG_9P_FS=[ym]' "$MODBASE/boot/config-$KVER" && ROOTFS=9p
-fi
 VIRTIOFSD=/usr/lib/qemu/virtiofsd
-if [ "$ROOTFS" = virtiofs ] && [ ! -x "$VIRTIOFSD" ]; then
-	echo "vm.sh: $KVER has no 9p and $VIRTIOFSD is missing" >&2
-	exit 2
-fi
+rootfs_for() { # kver modbase
+	local fs=${SROCE_ROOTFS:-}
+
+	if [ -z "$fs" ]; then
+		fs=virtiofs
+		grep -qs '^CONFIG_9P_FS=[ym]' "$2/boot/config-$1" && fs=9p
+	fi
+	if [ "$fs" = virtiofs ] && [ ! -x "$VIRTIOFSD" ]; then
+		echo "vm.sh: $1 has no 9p and $VIRTIOFSD is missing" >&2
+		exit 2
+	fi
+	echo $fs
+}
+ROOTFS=$(rootfs_for "$KVER" "$MODBASE") || exit 2
 INITRD=$SRC/build/testbed/initramfs-$KVER-$ROOTFS.gz
+
+# SROCE_A_KVER, SROCE_A_KERNEL and SROCE_A_MODBASE boot guest a of a pair
+# on another kernel than b (interop between kernels: a runs rdma_rxe).
+A_KVER=${SROCE_A_KVER:-$KVER}
+A_KERNEL=${SROCE_A_KERNEL:-$KERNEL}
+A_MODBASE=${SROCE_A_MODBASE-$MODBASE}
+A_ROOTFS=$(rootfs_for "$A_KVER" "$A_MODBASE") || exit 2
+A_INITRD=$SRC/build/testbed/initramfs-$A_KVER-$A_ROOTFS.gz
+
+# SROCE_ROOT_LAYER: a directory laid over the host's root in the guests
+# (an overlay's upper directory: tools/packaging/test-deb.sh's, in which
+# dpkg installed kernels and the package). Its kernels' modules are
+# installed there, and the module under test is the one it holds: the
+# tree's is left out.
+LAYER=${SROCE_ROOT_LAYER:-}
 
 # The module under test must be built for the guest's kernel: a mismatch
 # would only show as a refused modprobe in every guest.
 KO=$SRC/drivers/infiniband/sw/sroce/rdma_sroce.ko
+[ -z "$LAYER" ] || KO=/nonexistent
 if [ -f "$KO" ]; then
 	magic=$(modinfo -F vermagic "$KO" | cut -d' ' -f1)
 	if [ "$magic" != "$KVER" ]; then
@@ -89,10 +110,14 @@ mkdir -p "$SRC/build/testbed"
 # time; concurrent runs wait here.
 exec 9> "$SRC/build/testbed/.lock"
 flock 9
-if [ ! -s "$INITRD" ] || [ "$HERE/init" -nt "$INITRD" ] ||
-   [ "$HERE/initramfs.sh" -nt "$INITRD" ]; then
-	"$HERE/initramfs.sh" "$KVER" "$INITRD" "$ROOTFS" "$MODBASE" || exit 2
-fi
+for k in "$KVER $INITRD $ROOTFS ${MODBASE:-$LAYER}" \
+	 "$A_KVER $A_INITRD $A_ROOTFS ${A_MODBASE:-$LAYER}"; do
+	set -- $k
+	if [ ! -s "$2" ] || [ "$HERE/init" -nt "$2" ] ||
+	   [ "$HERE/initramfs.sh" -nt "$2" ]; then
+		"$HERE/initramfs.sh" "$1" "$2" "$3" "${4:-}" || exit 2
+	fi
+done
 
 # depmod over 9p under TCG takes half a minute; run it here instead on a
 # hard-linked copy of the kernel's module tree plus the fresh module, and
@@ -162,7 +187,7 @@ fi
 
 # virtiofsd's sockets, in a short path (a socket path has 108 bytes).
 VFS=
-if [ "$ROOTFS" = virtiofs ]; then
+if [ "$ROOTFS" = virtiofs ] || [ "$A_ROOTFS" = virtiofs ]; then
 	VFS=$(mktemp -d /tmp/sroce-vfs.XXXXXX) || exit 2
 	trap 'rm -rf "$VFS"' EXIT
 fi
@@ -176,6 +201,11 @@ PORT_B=$((PORT_A + 1))
 start_guest() { # host role ip peer_ip cpus my_port peer_port
 	local host=$1 role=$2 ip=$3 peer=$4 cpus=$5 lport=$6 pport=$7
 	local dir=$OUT/$host mac mon
+	local KERNEL=$KERNEL INITRD=$INITRD ROOTFS=$ROOTFS MODBASE=$MODBASE
+	if [ "$role" = a ]; then
+		KERNEL=$A_KERNEL INITRD=$A_INITRD ROOTFS=$A_ROOTFS
+		MODBASE=$A_MODBASE
+	fi
 	mkdir -p "$dir"
 	mac=$(printf '52:54:00:5e:00:%02x' "$((${ip##*.}))")
 	# A monitor socket, to ask a guest that hangs where it is
@@ -196,11 +226,13 @@ start_guest() { # host role ip peer_ip cpus my_port peer_port
 	for v in ${SROCE_GUEST_ENV:-}; do
 		printf "export %s='%s'\n" "$v" "${!v:-}" >> "$dir/env.sh"
 	done
-	local shares=() mach=q35 pids=() tag path i=0
+	local shares=() mach=q35 pids=() tag path xattr i=0
 	if [ "$ROOTFS" = 9p ]; then
 		shares=(-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap
 			-virtfs "local,path=$OUT,mount_tag=out,security_model=none"
 			-virtfs "local,path=$SRC,mount_tag=src,security_model=none,readonly=on,multidevs=remap")
+		[ -z "$LAYER" ] ||
+			shares+=(-virtfs "local,path=$LAYER,mount_tag=layer,security_model=none,readonly=on,multidevs=remap")
 	else
 		# vhost-user needs the guest's memory shared with virtiofsd.
 		# virtiofsd has no read-only mode: the guest mounts hostroot
@@ -208,21 +240,25 @@ start_guest() { # host role ip peer_ip cpus my_port peer_port
 		# pivot_root into "/" (EBUSY): a chroot it is.
 		shares=(-object "memory-backend-memfd,id=mem,size=${MEM}M,share=on")
 		mach=q35,memory-backend=mem
-		for tag in hostroot out src; do
+		for tag in hostroot out src ${LAYER:+layer}; do
 			case $tag in
 			hostroot) path=/ ;;
 			out) path=$OUT ;;
 			src) path=$SRC ;;
+			layer) path=$LAYER ;;
 			esac
+			# An overlay layer's opaque directories are xattrs.
+			xattr=no_xattr
+			[ $tag = layer ] && xattr=xattr
 			"$VIRTIOFSD" --socket-path="$VFS/$host-$tag.sock" \
-				-o source="$path" -o cache=auto -o sandbox=chroot \
+				-o source="$path" -o cache=auto -o sandbox=chroot -o $xattr \
 				> "$dir/virtiofsd-$tag.log" 2>&1 &
 			pids+=($!)
 			shares+=(-chardev "socket,id=fs$i,path=$VFS/$host-$tag.sock"
 				-device "vhost-user-fs-pci,chardev=fs$i,tag=$tag")
 			i=$((i + 1))
 		done
-		for tag in hostroot out src; do
+		for tag in hostroot out src ${LAYER:+layer}; do
 			wait_file "$VFS/$host-$tag.sock" || {
 				echo "vm.sh: virtiofsd for $tag did not start" >&2
 				kill "${pids[@]}" 2>/dev/null
@@ -236,7 +272,7 @@ start_guest() { # host role ip peer_ip cpus my_port peer_port
 		-nodefaults -no-user-config -display none -no-reboot \
 		-serial "file:$dir/console.log" "${mon[@]}" \
 		-kernel "$KERNEL" -initrd "$INITRD" \
-		-append "console=ttyS0 loglevel=6 panic=-1 oops=panic sroce.src=$SRC sroce.script=$SCRIPT sroce.host=$host sroce.fs=$ROOTFS $TSC_APPEND ${SROCE_APPEND:-}" \
+		-append "console=ttyS0 loglevel=6 panic=-1 oops=panic sroce.src=$SRC sroce.script=$SCRIPT sroce.host=$host sroce.fs=$ROOTFS ${LAYER:+sroce.layer=1 }$TSC_APPEND ${SROCE_APPEND:-}" \
 		"${shares[@]}" \
 		-netdev "socket,id=n0,udp=127.0.0.1:$pport,localaddr=127.0.0.1:$lport" \
 		-device "virtio-net-pci,netdev=n0,mac=$mac" \
