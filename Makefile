@@ -10,6 +10,9 @@
 #   make check-ulp  NVMe-oF and NFS/RDMA tests in guests (make check runs
 #                   them only when it has the time)
 #   make check-debug  guest selftests on a KASAN/lockdep/kmemleak kernel
+#   make check-kernels  every guest test on each of Debian's four kernels
+#                   (6.1, 6.1-cloud, 6.12, 6.12-cloud; tools/testbed/)
+#   make deb        build/deb/sroce-dkms_VERSION_all.deb (tools/packaging/)
 #   make lint       W=1 build, sparse and checkpatch --strict
 #   make quick      lint, unit tests, simulator, 30 s of each fuzzer: a few
 #                   minutes, no guest; for every change (make check before
@@ -27,7 +30,7 @@ KVER ?= $(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"$$/\1/p' \
 	$(KDIR)/include/generated/utsrelease.h 2>/dev/null)
 MODULE := drivers/infiniband/sw/sroce/rdma_sroce.ko
 
-.PHONY: all modules install modclean clean deps check check-ulp check-debug demo bench unit sim fuzz analyze lint sparse checkpatch quick
+.PHONY: all modules install modclean clean deps check check-ulp check-debug check-kernels deb demo bench unit sim fuzz analyze lint sparse checkpatch quick
 
 all: modules
 
@@ -65,6 +68,14 @@ check-ulp: modules
 
 check-debug:
 	tools/debug/check-debug.sh
+
+check-kernels:
+	tools/testbed/deps.sh
+	$(MAKE) -s -C selftests
+	tools/testbed/check-kernels.sh
+
+deb:
+	tools/packaging/mkdeb.sh
 
 demo:
 	tools/testbed/demo.sh

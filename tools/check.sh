@@ -6,6 +6,7 @@
 #   - host unit tests of the pure protocol core (ASan + UBSan)
 #   - a libFuzzer run over the packet parser and ICRC
 #   - the selftests, each in fresh QEMU guests (tools/testbed)
+#   - the Debian package and a smoke test on Debian's other kernels
 # Every assertion counts once in the closing "N passed, N failed" line.
 # SROCE_FUZZ_SECONDS (default 30) sets the fuzz run's length.
 set -uo pipefail
@@ -65,6 +66,13 @@ step "selftest programs build" make -s -C selftests
 step "fuzz packet parser and ICRC" \
 	make -s fuzz FUZZ_SECONDS="${SROCE_FUZZ_SECONDS:-30}"
 tap_step "guest selftests" tools/testbed/run-selftests.sh
+# Debian's other kernels: the package installed beside the 6.1 cloud
+# kernel and then the 6.12 one, used in guests of each (DKMS's module,
+# smoke traffic, removal), and the smoke test on the 6.12 cloud kernel
+# (make check-kernels runs everything on all four).
+tap_step "Debian package on 6.1-cloud and 6.12" tools/packaging/test-deb.sh
+tap_step "smoke test on 6.12-cloud" \
+	tools/testbed/check-kernel.sh 6.12-cloud --smoke
 # The storage consumers' tests (NVMe-oF, NFS over RDMA) take about
 # SROCE_ULP_MINUTES more: run when that keeps the whole run within
 # SROCE_CHECK_MINUTES (default 30), or always with SROCE_CHECK_ULP=1;

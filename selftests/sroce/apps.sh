@@ -12,6 +12,9 @@
 # a pair moves about a hundred packets a second, each case runs a tenth
 # of its iterations (at least 5): the same cases, and the 1 MiB perftest
 # runs carry 75 MiB instead of 660.
+# A safety net only: about 190 s on an idle machine, 625 s once beside
+# two other pairs, past the default 600.
+# timeout: 1500
 . "$(dirname "$0")/../lib.sh"
 
 ktap_begin

@@ -84,6 +84,9 @@ set -eu
 export DEBIAN_FRONTEND=noninteractive INITRD=No
 deb=$1
 shift
+# A cloud machine has its own kernel's headers only: this machine's other
+# kernels keep their modules, but DKMS is not to build for them.
+rm -f /lib/modules/*/build
 first=1
 for kd in "$@"; do
 	echo "## install kernel debs of $kd"
@@ -182,10 +185,15 @@ left() { # what of the package is still here, but the conffile for "conf"
 	ls -d /usr/share/doc/sroce-dkms 2>/dev/null
 	[ "$1" = conf ] || ls "$conf" 2>/dev/null
 }
-t() { # name cmd...
-	local name=$1
+t() { # name cmd...: one point; the command's words only if it fails
+	local name=$1 out
 	shift
-	if "$@"; then echo "ok - $name"; else echo "not ok - $name"; fi
+	if out=$("$@" 2>&1); then
+		echo "ok - $name"
+	else
+		echo "not ok - $name"
+		printf '%s\n' "$out" | tail -n 20
+	fi
 }
 t "dpkg --remove sroce-dkms" dpkg --remove sroce-dkms
 t "after remove: only the conffile is left" \
