@@ -122,8 +122,8 @@ done
 in_root() {
 	unshare -m --propagation private bash -c '
 		set -e
-		s=$1
-		shift
+		s=$1 src=$2
+		shift 2
 		mount -t overlay overlay \
 			-o "lowerdir=/,upperdir=$s/upper,workdir=$s/work" "$s/root"
 		for d in proc sys dev dev/pts tmp run; do
@@ -134,8 +134,11 @@ in_root() {
 		mount --rbind /dev "$s/root/dev"
 		mount -t tmpfs tmpfs "$s/root/tmp"
 		mount -t tmpfs tmpfs "$s/root/run"
+		# The tree (its scripts and debs) may be under /tmp.
+		mkdir -p "$s/root$src"
+		mount --bind "$src" "$s/root$src"
 		exec chroot "$s/root" bash "$@"
-	' sh "$STAGE" "$@"
+	' sh "$STAGE" "$SRC" "$@"
 }
 
 start=$SECONDS

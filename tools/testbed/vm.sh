@@ -233,6 +233,8 @@ start_guest() { # host role ip peer_ip cpus my_port peer_port
 			-virtfs "local,path=$SRC,mount_tag=src,security_model=none,readonly=on,multidevs=remap")
 		[ -z "$LAYER" ] ||
 			shares+=(-virtfs "local,path=$LAYER,mount_tag=layer,security_model=none,readonly=on,multidevs=remap")
+		[ -z "$MODBASE" ] ||
+			shares+=(-virtfs "local,path=$MODBASE,mount_tag=modbase,security_model=none,readonly=on,multidevs=remap")
 	else
 		# vhost-user needs the guest's memory shared with virtiofsd.
 		# virtiofsd has no read-only mode: the guest mounts hostroot
@@ -240,12 +242,13 @@ start_guest() { # host role ip peer_ip cpus my_port peer_port
 		# pivot_root into "/" (EBUSY): a chroot it is.
 		shares=(-object "memory-backend-memfd,id=mem,size=${MEM}M,share=on")
 		mach=q35,memory-backend=mem
-		for tag in hostroot out src ${LAYER:+layer}; do
+		for tag in hostroot out src ${LAYER:+layer} ${MODBASE:+modbase}; do
 			case $tag in
 			hostroot) path=/ ;;
 			out) path=$OUT ;;
 			src) path=$SRC ;;
 			layer) path=$LAYER ;;
+			modbase) path=$MODBASE ;;
 			esac
 			# An overlay layer's opaque directories are xattrs.
 			xattr=no_xattr
@@ -258,7 +261,7 @@ start_guest() { # host role ip peer_ip cpus my_port peer_port
 				-device "vhost-user-fs-pci,chardev=fs$i,tag=$tag")
 			i=$((i + 1))
 		done
-		for tag in hostroot out src ${LAYER:+layer}; do
+		for tag in hostroot out src ${LAYER:+layer} ${MODBASE:+modbase}; do
 			wait_file "$VFS/$host-$tag.sock" || {
 				echo "vm.sh: virtiofsd for $tag did not start" >&2
 				kill "${pids[@]}" 2>/dev/null
@@ -272,7 +275,7 @@ start_guest() { # host role ip peer_ip cpus my_port peer_port
 		-nodefaults -no-user-config -display none -no-reboot \
 		-serial "file:$dir/console.log" "${mon[@]}" \
 		-kernel "$KERNEL" -initrd "$INITRD" \
-		-append "console=ttyS0 loglevel=6 panic=-1 oops=panic sroce.src=$SRC sroce.script=$SCRIPT sroce.host=$host sroce.fs=$ROOTFS ${LAYER:+sroce.layer=1 }$TSC_APPEND ${SROCE_APPEND:-}" \
+		-append "console=ttyS0 loglevel=6 panic=-1 oops=panic sroce.src=$SRC sroce.script=$SCRIPT sroce.host=$host sroce.fs=$ROOTFS ${LAYER:+sroce.layer=1 }${MODBASE:+sroce.modbase=$MODBASE }$TSC_APPEND ${SROCE_APPEND:-}" \
 		"${shares[@]}" \
 		-netdev "socket,id=n0,udp=127.0.0.1:$pport,localaddr=127.0.0.1:$lport" \
 		-device "virtio-net-pci,netdev=n0,mac=$mac" \
