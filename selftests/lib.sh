@@ -224,6 +224,17 @@ app_timeout() {
 # "CMD -p PORT" and serves; the other guest runs "CMD -p PORT PEER_IP"
 # once the server listens. Output in /tmp/app.log; returns this side's
 # exit status.
+# app_report NAME RC: one point for a program pair_app or pair_cm ran;
+# on failure the end of its log (/tmp/app.log) follows.
+app_report() {
+	if [ "$2" -eq 0 ]; then
+		ktap_ok "$1"
+	else
+		ktap_fail "$1 (exit $2)"
+		tail -n 15 /tmp/app.log | sed 's/^/#   /'
+	fi
+}
+
 pair_app() {
 	local srv=$1 port=$2 pid rc
 

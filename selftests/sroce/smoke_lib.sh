@@ -7,16 +7,6 @@
 # nvmet-rdma target; b connects, writes 8 MiB of random data, reads it
 # back with O_DIRECT and compares). Sourced after lib.sh and nvme_lib.sh.
 
-# smoke_report NAME RC: a point for a program pair_app or pair_cm ran
-smoke_report() {
-	if [ "$2" -eq 0 ]; then
-		ktap_ok "$1"
-	else
-		ktap_fail "$1 (exit $2)"
-		tail -n 15 /tmp/app.log | sed 's/^/#   /'
-	fi
-}
-
 smoke_traffic() {
 	local dev=$1 prog=$SROCE_SRC/selftests/sroce/rc_verify rc
 
@@ -35,10 +25,10 @@ smoke_traffic() {
 	check "RC: rc_verify exit status" test "$rc" -eq 0
 
 	pair_app a 18801 ibv_ud_pingpong -d "$dev" -g 1 -s 1024 -n 200 -c
-	smoke_report "UD: ibv_ud_pingpong 1 KiB, buffers checked" $?
+	app_report "UD: ibv_ud_pingpong 1 KiB, buffers checked" $?
 	pair_cm a 7174 "rping -s -a 0.0.0.0 -p 7174 -V -C 20 -S 4096" \
 		"rping -c -a $SROCE_PEER_IP -p 7174 -V -C 20 -S 4096"
-	smoke_report "rdma_cm: rping -V 4 KiB" $?
+	app_report "rdma_cm: rping -V 4 KiB" $?
 
 	nvme_modules
 	if [ "$SROCE_ROLE" = a ]; then

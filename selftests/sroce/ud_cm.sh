@@ -21,15 +21,6 @@ sync_peer up
 check "peer reachable" ping -c 2 -W 10 "$SROCE_PEER_IP"
 
 step=0
-report() { # NAME RC
-	if [ "$2" -eq 0 ]; then
-		ktap_ok "$1"
-	else
-		ktap_fail "$1 (exit $2)"
-		tail -n 15 /tmp/app.log | sed 's/^/#   /'
-	fi
-}
-
 # run SERVER_ROLE NAME CMD...: a TCP-rendezvous program (pair_app).
 run() {
 	local srv=$1 name=$2
@@ -37,7 +28,7 @@ run() {
 	shift 2
 	step=$((step + 1))
 	pair_app "$srv" $((18800 + step)) "$@"
-	report "$name" $?
+	app_report "$name" $?
 }
 
 # run_cm SERVER_ROLE NAME PORT SERVER_CMD CLIENT_CMD: an rdma_cm program.
@@ -45,7 +36,7 @@ run_cm() {
 	local name=$2
 
 	pair_cm "$1" "$3" "$4" "$5"
-	report "$name" $?
+	app_report "$name" $?
 }
 
 peer=$SROCE_PEER_IP
