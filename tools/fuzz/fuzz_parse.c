@@ -42,8 +42,8 @@ static void fuzz_ud(const struct sroce_pkt *pkt)
 {
 	u8 op = pkt->hdr.bth.opcode;
 	bool ud = op == SROCE_UD_SEND_ONLY || op == SROCE_UD_SEND_ONLY_IMM;
-	u32 qkeys[2] = { 0x11223344, SROCE_GSI_QKEY };
-	u32 qpns[2] = { 0x20, SROCE_GSI_QPN };
+	const u32 qkeys[2] = { 0x11223344, SROCE_GSI_QKEY };
+	const u32 qpns[2] = { 0x20, SROCE_GSI_QPN };
 	int i;
 
 	for (i = 0; i < 2; i++) {

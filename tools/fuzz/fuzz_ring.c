@@ -55,7 +55,7 @@ static bool st_ok(u8 st)
 static void fuzz_send(const u8 *slot, const struct sroce_sq_caps *caps)
 {
 	struct sroce_send_entry e;
-	u32 op, allowed, i;
+	u32 op, allowed;
 	u64 total = 0;
 	u8 st;
 
@@ -106,7 +106,7 @@ static void fuzz_send(const u8 *slot, const struct sroce_sq_caps *caps)
 	if (e.inlined)
 		total = rd32(slot, SROCE_SWQE_DMA_LENGTH);
 	else
-		for (i = 0; i < e.num_sge; i++)
+		for (u32 i = 0; i < e.num_sge; i++)
 			total += rd32(slot, SROCE_SWQE_HDR_LEN +
 				      i * SROCE_SGE_LEN + SROCE_SGE_LENGTH);
 	if (caps->type == SROCE_QPT_UD) {

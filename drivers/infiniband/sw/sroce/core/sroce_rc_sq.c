@@ -512,8 +512,9 @@ static void sq_after_progress(struct sroce_sq_eng *e, bool progress,
 	 * while a late peer works off what it holds, one more per ACK:
 	 * go-back-N resends from una what the ACKs have not reached yet.
 	 */
-	e->cwnd += e->late && sroce_psn_before(e->una_psn, e->probe_psn) ?
-		   !!adv : adv;
+	if (e->late && sroce_psn_before(e->una_psn, e->probe_psn))
+		adv = !!adv;
+	e->cwnd += adv;
 	if (e->cwnd > e->window)
 		e->cwnd = e->window;
 	if (e->recovering && sroce_psn_diff(e->una_psn, e->recover_psn) >= 0)

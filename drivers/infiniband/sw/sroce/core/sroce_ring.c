@@ -232,7 +232,6 @@ u8 sroce_ring_send_data(const u8 *data, const struct sroce_sq_caps *caps,
 			struct sroce_send_entry *e)
 {
 	u64 total = 0;
-	u32 i;
 
 	if (caps->type != SROCE_QPT_UD) {
 		if (op_local(e->opcode))
@@ -246,7 +245,7 @@ u8 sroce_ring_send_data(const u8 *data, const struct sroce_sq_caps *caps,
 	if (e->inlined)
 		total = e->data_len;
 	else
-		for (i = 0; i < e->num_sge; i++)
+		for (u32 i = 0; i < e->num_sge; i++)
 			total += sroce_ring_sge_length(data, i);
 
 	if (caps->type == SROCE_QPT_UD) {
