@@ -107,4 +107,4 @@ analyze:
 	$(MAKE) -f tools/host.mk analyze
 
 bench:
-	tools/bench.sh
+	tools/bench/bench.sh

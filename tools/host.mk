@@ -9,6 +9,8 @@
 #   make -f tools/host.mk sim                   build build/host/sim
 #   make -f tools/host.mk fuzz FUZZ_SECONDS=30  clang libFuzzer, run
 #   make -f tools/host.mk analyze               clang --analyze + cppcheck
+#   make -f tools/host.mk bench-tools           make bench's QEMU plugin
+#                                               and guest mark program
 #
 # SIM_RUNS / SIM_SEED set the simulator batch of "unit" (tools/sim/).
 
@@ -42,7 +44,7 @@ SAN := -fsanitize=address,undefined -fno-sanitize-recover=all \
 	-fno-omit-frame-pointer
 CFLAGS_COMMON := -std=gnu11 -g -I$(HERE)/include $(WARN)
 
-.PHONY: all unit sim fuzz analyze clean
+.PHONY: all unit sim fuzz analyze bench-tools clean
 
 all: unit
 
@@ -98,9 +100,23 @@ fuzz: $(OUT)/fuzz_parse $(OUT)/gen_seeds $(OUT)/fuzz_sim $(OUT)/fuzz_ring
 		-print_final_stats=1 -artifact_prefix=$(OUT)/ring- \
 		$(OUT)/corpus-ring
 
+# tools/bench: a TCG plugin (loaded by QEMU on this host) and the static
+# program the guests run to mark phases for it.
+BENCH_HDRS := $(wildcard $(HERE)/tools/bench/*.h)
+
+$(OUT)/icount.so: $(HERE)/tools/bench/icount.c $(BENCH_HDRS) | $(OUT)
+	$(HOST_CC) -std=gnu11 -O2 $(WARN) -shared -fPIC -fvisibility=hidden \
+		-o $@ $<
+
+$(OUT)/icount-mark: $(HERE)/tools/bench/icount-mark.c $(BENCH_HDRS) | $(OUT)
+	$(HOST_CC) -std=gnu11 -O2 $(WARN) -static -o $@ $<
+
+bench-tools: $(OUT)/icount.so $(OUT)/icount-mark
+
 analyze:
 	set -e; for f in $(CORE_SRC) $(HOST_SRC) $(GLUE_SRC) $(UNIT_SRC) \
-		$(FUZZ_SRC) $(FUZZ_RING_SRC); do \
+		$(FUZZ_SRC) $(FUZZ_RING_SRC) $(HERE)/tools/bench/icount.c \
+		$(HERE)/tools/bench/icount-mark.c; do \
 		clang --analyze -Xclang -analyzer-werror -std=gnu11 \
 			-I$(HERE)/include -o /dev/null $$f; \
 	done

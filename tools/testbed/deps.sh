@@ -16,6 +16,7 @@ PKGS=(
 	iproute2 iputils-ping python3 rsync
 	nvme-cli fio nfs-kernel-server
 	dkms dh-dkms debhelper
+	iperf3
 )
 
 missing=()

@@ -20,6 +20,9 @@
 # command line, SROCE_TCG_CPU replaces TCG's CPU model (max), and
 # SROCE_DEBUG_KERNEL=1 tells the scripts they run on a debug kernel;
 # SROCE_GUEST_ENV lists more variables to hand to the scripts.
+# SROCE_ICOUNT (make bench's instruction counter, tools/bench/icount.c:
+# "PLUGIN.so" or "PLUGIN.so,prof=on") runs each guest under that TCG
+# plugin, writing DIR/HOST/icount.txt.
 # SROCE_ROOTFS=9p|virtiofs picks how guests reach the host's root
 # (default: 9p when the kernel has it).
 #
@@ -226,7 +229,9 @@ start_guest() { # host role ip peer_ip cpus my_port peer_port
 	for v in ${SROCE_GUEST_ENV:-}; do
 		printf "export %s='%s'\n" "$v" "${!v:-}" >> "$dir/env.sh"
 	done
-	local shares=() mach=q35 pids=() tag path xattr i=0
+	local shares=() mach=q35 pids=() tag path xattr i=0 plugin=()
+	[ -z "${SROCE_ICOUNT:-}" ] ||
+		plugin=(-plugin "$SROCE_ICOUNT,out=$dir/icount.txt")
 	if [ "$ROOTFS" = 9p ]; then
 		shares=(-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap
 			-virtfs "local,path=$OUT,mount_tag=out,security_model=none"
@@ -273,7 +278,7 @@ start_guest() { # host role ip peer_ip cpus my_port peer_port
 	timeout -s KILL $((TIMEOUT + 120)) \
 	qemu-system-x86_64 "${ACCEL[@]}" -machine "$mach" -smp "$cpus" -m "$MEM" \
 		-nodefaults -no-user-config -display none -no-reboot \
-		-serial "file:$dir/console.log" "${mon[@]}" \
+		-serial "file:$dir/console.log" "${mon[@]}" "${plugin[@]}" \
 		-kernel "$KERNEL" -initrd "$INITRD" \
 		-append "console=ttyS0 loglevel=6 panic=-1 oops=panic sroce.src=$SRC sroce.script=$SCRIPT sroce.host=$host sroce.fs=$ROOTFS ${LAYER:+sroce.layer=1 }${MODBASE:+sroce.modbase=$MODBASE }$TSC_APPEND ${SROCE_APPEND:-}" \
 		"${shares[@]}" \
