@@ -15,7 +15,6 @@
 #include <linux/types.h>
 #include <linux/bits.h>
 #include <linux/string.h>
-#include <linux/crc32.h>
 #include <asm/byteorder.h>
 #include <linux/bug.h>
 
@@ -25,10 +24,13 @@
 /*
  * Raw reflected CRC32 (poly 0xEDB88320) update: no pre/post inversion, the
  * caller seeds and finalises.  Same contract as the host implementation.
+ * The module picks the fastest the kernel has at load (sroce_crc.c).
  */
+u32 sroce_crc32(u32 crc, const u8 *p, size_t len);
+
 static inline u32 sroce_crc32_le(u32 crc, const u8 *p, size_t len)
 {
-	return crc32_le(crc, p, len);
+	return sroce_crc32(crc, p, len);
 }
 
 #else /* host build: unit tests and fuzzing */

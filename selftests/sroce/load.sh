@@ -23,6 +23,20 @@ cycles() {
 }
 check "50 load/unload cycles" cycles
 
+# The ICRC's CRC32 (sroce_crc.c): PCLMUL where the CPU and the kernel
+# have it, the table when asked, nothing else.
+icrc_impl() { cat /sys/module/rdma_sroce/parameters/icrc_impl; }
+want=crc32_le
+grep -qw pclmulqdq /proc/cpuinfo && modinfo crc32-pclmul > /dev/null 2>&1 &&
+	want=crc32-pclmul
+modprobe rdma_sroce
+check "ICRC by default: $want" test "$(icrc_impl)" = "$want"
+rmmod rdma_sroce
+modprobe rdma_sroce icrc=table
+check "icrc=table: crc32_le" test "$(icrc_impl)" = crc32_le
+rmmod rdma_sroce
+check_fails "icrc=bogus refused" modprobe rdma_sroce icrc=bogus
+
 check "link add loads the module on demand" \
 	rdma link add s_eth0 type sroce netdev eth0
 check "module is loaded" bash -c 'lsmod | grep -q "^rdma_sroce"'

@@ -14,6 +14,7 @@
 #include <rdma/rdma_netlink.h>
 
 #include "sroce.h"
+#include "sroce_crc.h"
 #include "sroce_mcast.h"
 #include "sroce_net.h"
 #include "sroce_param.h"
@@ -145,9 +146,12 @@ static int __init sroce_init(void)
 {
 	int err;
 
-	err = sroce_recv_init();
+	err = sroce_crc_init();
 	if (err)
 		return err;
+	err = sroce_recv_init();
+	if (err)
+		goto err_crc;
 
 	sroce_wq = alloc_workqueue("sroce", WQ_HIGHPRI | WQ_MEM_RECLAIM, 0);
 	if (!sroce_wq) {
@@ -174,6 +178,8 @@ err_wq:
 	destroy_workqueue(sroce_wq);
 err_net:
 	sroce_recv_exit();
+err_crc:
+	sroce_crc_exit();
 	return err;
 }
 
@@ -188,6 +194,7 @@ static void __exit sroce_exit(void)
 	sroce_netdev_events_exit();
 	destroy_workqueue(sroce_wq);
 	sroce_recv_exit();
+	sroce_crc_exit();
 	pr_info("unloaded\n");
 }
 
