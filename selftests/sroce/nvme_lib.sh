@@ -50,7 +50,15 @@ ns_dev() {
 }
 export -f ns_dev
 
+# The keep-alive timeout is generous (-k 60; nvme-cli's default is 5 s):
+# 6.1's host sends no keep-alive until every I/O queue is connected, and
+# the target gives up on a controller 5 s after its last admin command.
+# One CM MAD lost on a lossy link costs more than that before ib_cm
+# resends it (its timeout comes from the CM response timeout, 4.3 s,
+# and twice the packet lifetime), and a TCG guest on a busy host is
+# slow to begin with: a deadline, not the thing tested.
 host_connect() {
-	nvme connect -t rdma -a "$SROCE_PEER_IP" -s 4420 -n $NQN -i 1 -W 1 &&
+	nvme connect -t rdma -a "$SROCE_PEER_IP" -s 4420 -n $NQN -i 1 -W 1 \
+		-k 60 &&
 	wait_for 120 bash -c '[ -b "$(ns_dev)" ]'
 }
