@@ -49,6 +49,19 @@ point() { # ok|not-ok|skip name
 }
 
 echo "TAP version 13"
+# Most tests run programs "make -C selftests" builds: without them
+# each would fail in its guest for a reason far from this one. Say so
+# first (the package's test, run on a tree that need not have them,
+# runs none).
+missing=()
+while read -r p; do
+	[ -e "selftests/$p" ] || missing+=("$p")
+done < <(make -s -C selftests list-built)
+if [ ${#missing[@]} -gt 0 ]; then
+	echo "# warning: selftest programs not built (${missing[*]}):" \
+		"tests that run them fail; run make -C selftests first"
+fi
+
 for line in "${sel[@]}"; do
 	topo=${line%% *}
 	t=${line#* }
