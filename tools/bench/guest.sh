@@ -5,18 +5,23 @@
 # over sroce, then rdma_rxe, then kernel TCP, in the same boot; guest a
 # serves, guest b is the client and reports.
 #
-# BENCH_PARTS (default "count time") picks the parts:
+# BENCH_PARTS (default "count time") picks the parts, each run at every
+# netdev MTU in BENCH_MTUS (default "1500 9000"):
 # count: each case at N and at 2N iterations between icount marks
 #   (icount-mark ID: the QEMU plugin writes both guests' instruction
-#   totals at each); b prints "COUNT impl test size N ID rc" and the host
-#   takes the marginal cost of N more iterations, so that start-up and
-#   teardown cancel (bench.sh).
-# time: perftest bandwidth and latency, printed as "RESULT impl test size
-#   value" (MB/s for bandwidth, usec average for latency).
+#   totals at each); b prints "COUNT impl mtu test size N ID rc" and the
+#   host takes the marginal cost of N more iterations, so that start-up
+#   and teardown cancel (report.py).
+# time: perftest bandwidth (64 KiB, 1 MiB; RDMA Write also with 4 and 16
+#   QPs) and latency (64 B, 4 KiB), and iperf3, BENCH_REPEAT (default 5)
+#   rounds; b prints "RESULT impl mtu test size qps metric value" (bw in
+#   MB/s; p50, p99 in usec) and the host takes medians (report.py).
 . "$SROCE_SRC/selftests/lib.sh"
 
 MARK=${SROCE_ICOUNT_MARK:-$SROCE_SRC/build/host/icount-mark}
 PARTS=${BENCH_PARTS:-count time}
+MTUS=${BENCH_MTUS:-1500 9000}
+REPEAT=${BENCH_REPEAT:-5}
 
 sroce_install_module || exit 1
 sroce_setup_net || exit 1
@@ -25,26 +30,45 @@ sroce_setup_net || exit 1
 cat > /tmp/tcp.sh <<'TCP'
 #!/bin/sh
 if [ -n "${4:-}" ]; then
-	exec iperf3 -c "$4" -p "$3" -n "$1" -l 128K
+	exec iperf3 -c "$4" -p "$3" -n "$1" -l 128K -f M
 fi
 exec iperf3 -s -1 -p "$3"
 TCP
 chmod +x /tmp/tcp.sh
 
 step=0
-# one IMPL TEST SIZE ITERS: one timed perftest run, guest a serving.
-one() {
-	local impl=$1 test=$2 size=$3 iters=$4 out
+mtu=1500
+# timed IMPL TEST SIZE QPS ITERS: one timed run, guest a serving; b
+# reports.
+timed() {
+	local impl=$1 test=$2 size=$3 qps=$4 iters=$5 bw p50 p99
 
 	step=$((step + 1))
-	pair_app a $((18800 + step)) "$test" -d "$dev" -x 1 -F -s "$size" \
-		-n "$iters"
+	if [ "$impl" = tcp ]; then
+		pair_app a $((18800 + step)) bash -c \
+			'/tmp/tcp.sh $((1048576 * $0)) "$@"' "$iters"
+	else
+		pair_app a $((18800 + step)) "$test" -d "$dev" -x 1 -F \
+			-s "$size" -q "$qps" -n "$iters"
+	fi
 	[ "$SROCE_ROLE" = b ] || return 0
 	case "$test" in
-	*_bw) out=$(awk -v s="$size" '$1 == s && NF >= 5 { print $4 }' /tmp/app.log) ;;
-	*_lat) out=$(awk -v s="$size" '$1 == s && NF >= 7 { print $6 }' /tmp/app.log) ;;
+	iperf3)
+		# "[ ID] 0.00-T sec N MBytes RATE MBytes/sec receiver";
+		# -f M: MiB, as perftest's MB
+		bw=$(awk '/receiver/ { for (i = 1; i < NF; i++)
+			if ($(i + 1) == "MBytes/sec") print $i }' /tmp/app.log)
+		echo "RESULT $impl $mtu $test $size $qps bw ${bw:-FAILED}" ;;
+	*_bw)
+		bw=$(awk -v s="$size" '$1 == s && NF >= 5 { print $4 }' /tmp/app.log)
+		echo "RESULT $impl $mtu $test $size $qps bw ${bw:-FAILED}" ;;
+	*_lat)
+		# bytes iters t_min t_max t_typical t_avg t_stdev 99% 99.9%
+		p50=$(awk -v s="$size" '$1 == s && NF >= 9 { print $5 }' /tmp/app.log)
+		p99=$(awk -v s="$size" '$1 == s && NF >= 9 { print $8 }' /tmp/app.log)
+		echo "RESULT $impl $mtu $test $size $qps p50 ${p50:-FAILED}"
+		echo "RESULT $impl $mtu $test $size $qps p99 ${p99:-FAILED}" ;;
 	esac
-	echo "RESULT $impl $test $size ${out:-FAILED}"
 }
 
 # counted IMPL TEST SIZE N CMD...: CMD (pair_app's convention, given
@@ -64,7 +88,7 @@ counted() {
 	step=$((step + 1))
 	pair_app a $((18800 + step)) "$@" $((2 * n)) || rc=1
 	"$MARK" $((id + 2))
-	[ "$SROCE_ROLE" = b ] && echo "COUNT $impl $test $size $n $id $rc"
+	[ "$SROCE_ROLE" = b ] && echo "COUNT $impl $mtu $test $size $n $id $rc"
 	return 0
 }
 
@@ -87,24 +111,54 @@ count_tcp() {
 	counted tcp iperf3 1048576 16 bash -c '/tmp/tcp.sh $((1048576 * $0)) "$@"'
 }
 
-time_suite() {
-	local impl=$1 t s n
-	for t in write read send; do
-		for s in 64 4096 65536 1048576; do
-			n=1000
-			[ "$s" -ge 65536 ] && n=200
-			[ "$s" -ge 1048576 ] && n=30
-			one "$impl" "ib_${t}_bw" "$s" "$n"
-			one "$impl" "ib_${t}_lat" "$s" 100
+# Rounds interleave the cases, so that a slow minute of the host's
+# spreads over all of them rather than sinking one.
+time_rdma() {
+	local impl=$1 r t q
+
+	for r in $(seq "$REPEAT"); do
+		for t in write read send; do
+			timed "$impl" "ib_${t}_bw" 65536 1 200
+			timed "$impl" "ib_${t}_bw" 1048576 1 30
+			timed "$impl" "ib_${t}_lat" 64 1 1000
+			timed "$impl" "ib_${t}_lat" 4096 1 1000
+		done
+		for q in 4 16; do
+			timed "$impl" ib_write_bw 65536 "$q" 200
 		done
 	done
 }
 
+time_tcp() {
+	local r
+
+	for r in $(seq "$REPEAT"); do
+		timed tcp iperf3 1048576 1 32
+	done
+}
+
+# set_mtu MTU DEV: both guests' eth0 at MTU, and DEV's port following
+# (active IB MTU 1024 at 1500, 4096 at 9000; sroce_port.c).
+set_mtu() {
+	local want=1024
+
+	[ "$1" -ge 4200 ] && want=4096
+	mtu=$1
+	ip link set eth0 mtu "$1"
+	[ -z "$2" ] || wait_for 30 bash -c "[ \"\$(port_attr $2 active_mtu)\" = $want ]"
+	sync_peer "mtu$1-${2:-tcp}"
+}
+
 run_parts() {
+	local m
+
 	# BENCH_PROFILE: symbols for tools/bench/profile.py, while loaded
 	[ -z "${BENCH_PROFILE:-}" ] || cat /proc/kallsyms > "$SROCE_OUT/kallsyms-$1.txt"
-	case " $PARTS " in *" count "*) count_rdma "$1" ;; esac
-	case " $PARTS " in *" time "*) time_suite "$1" ;; esac
+	for m in $MTUS; do
+		set_mtu "$m" "$dev"
+		case " $PARTS " in *" count "*) count_rdma "$1" ;; esac
+		case " $PARTS " in *" time "*) time_rdma "$1" ;; esac
+	done
 }
 
 dev=sroce0
@@ -124,5 +178,10 @@ sync_peer rxe-done
 rdma link delete rxe0
 modprobe -r rdma_rxe
 
-case " $PARTS " in *" count "*) count_tcp ;; esac
+dev=
+for m in $MTUS; do
+	set_mtu "$m" ""
+	case " $PARTS " in *" count "*) count_tcp ;; esac
+	case " $PARTS " in *" time "*) time_tcp ;; esac
+done
 sync_peer done

@@ -7,8 +7,8 @@ HOST/icount.txt.ID, and each guest saves /proc/kallsyms while each driver
 is loaded (HOST/kallsyms-IMPL.txt). The marginal cost of the case's N
 more iterations is split by the symbol each translation block starts in.
 
-usage: profile.py OUTDIR IMPL TEST SIZE [TOP]
-e.g.   profile.py build/bench sroce ib_write_bw 1048576 25"""
+usage: profile.py OUTDIR IMPL TEST SIZE [MTU [TOP]]
+e.g.   profile.py build/bench sroce ib_write_bw 1048576 1500 25"""
 import bisect
 import sys
 
@@ -52,23 +52,24 @@ def profile(out, host, impl, i):
 
 def main():
     out, impl, test, size = sys.argv[1:5]
-    top = int(sys.argv[5]) if len(sys.argv) > 5 else 25
+    mtu = sys.argv[5] if len(sys.argv) > 5 else '1500'
+    top = int(sys.argv[6]) if len(sys.argv) > 6 else 25
     row = None
     with open(out + '/b/output.txt', errors='replace') as f:
         for line in f:
             w = line.split()
-            if len(w) == 7 and w[0] == 'COUNT' and w[1:4] == [impl, test,
-                                                               size]:
+            if len(w) == 8 and w[0] == 'COUNT' and \
+                    w[1:5] == [impl, mtu, test, size]:
                 row = w
     if not row:
-        print(f'no COUNT line for {impl} {test} {size}')
+        print(f'no COUNT line for {impl} mtu {mtu} {test} {size}')
         return 1
-    n, i = int(row[4]), int(row[5])
+    n, i = int(row[5]), int(row[6])
     mib = int(size) * n / MIB
     for host, what in (('b', 'client'), ('a', 'server')):
         by = profile(out, host, impl, i)
         total = sum(by.values())
-        print(f'# {impl} {test} {size}, guest {host} ({what}): '
+        print(f'# {impl} mtu {mtu} {test} {size}, guest {host} ({what}): '
               f'{total / mib:.0f} instructions/MiB, {total / n:.0f}/iteration')
         for name, m in sorted(by.items(), key=lambda x: -x[1])[:top]:
             print(f'{100 * m / total:6.1f}% {m / mib:12.0f}/MiB  {name}')

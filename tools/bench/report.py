@@ -1,15 +1,22 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-only
-"""make bench's counted table: guest kernel instructions per MiB moved and
-per message, from the two guests' icount plugin output (a/icount.txt,
-b/icount.txt: "mark ID KERNEL OTHER" lines) and guest b's "COUNT impl test
-size N ID rc" lines (tools/bench/guest.sh).
+"""make bench's tables, from guest b's output (tools/bench/guest.sh) and,
+for the counted part, both guests' icount plugin output (a/icount.txt,
+b/icount.txt: "mark ID KERNEL OTHER" lines).
 
-A case ran N iterations between marks ID and ID+1 and 2N between ID+1
-and ID+2; its marginal cost is (c[ID+2] - c[ID+1]) - (c[ID+1] - c[ID]) per
-guest: the cost of N more iterations, with start-up and teardown gone.
+Counted: "COUNT impl mtu test size N ID rc". A case ran N iterations
+between marks ID and ID+1 and 2N between ID+1 and ID+2; its marginal cost
+is (c[ID+2] - c[ID+1]) - (c[ID+1] - c[ID]) per guest: the cost of N more
+iterations, with start-up and teardown gone. Per MiB moved and per
+message, guest kernel instructions.
+
+Timed: "RESULT impl mtu test size qps metric value", several rounds of
+each; the table gives the median and the spread (min-max) over them, and
+sroce against rdma_rxe (bandwidth sroce/rxe, latency sroce/rxe: the
+issue's targets are >= 3x and <= 0.5x).
 
 usage: report.py OUTDIR"""
+import statistics
 import sys
 
 MIB = 1 << 20
@@ -34,54 +41,100 @@ def marginal(k, i):
     return None
 
 
-def main():
-    out = sys.argv[1]
+def counted(out, lines):
     ka = marks(out + '/a/icount.txt')
     kb = marks(out + '/b/icount.txt')
     rows = []
-    with open(out + '/b/output.txt', errors='replace') as f:
-        for line in f:
-            w = line.split()
-            if len(w) == 7 and w[0] == 'COUNT':
-                impl, test, size, n, i, rc = w[1], w[2], int(w[3]), \
-                    int(w[4]), int(w[5]), w[6]
-                ma, mb = marginal(ka, i), marginal(kb, i)
-                rows.append((impl, test, size, n, rc, ma, mb))
+    for w in lines:
+        if len(w) == 8 and w[0] == 'COUNT':
+            impl, mtu, test, size, n, i, rc = w[1], w[2], w[3], int(w[4]), \
+                int(w[5]), int(w[6]), w[7]
+            rows.append((impl, mtu, test, size, n, rc, marginal(ka, i),
+                         marginal(kb, i)))
     if not rows:
-        print('no counted cases (BENCH_PARTS without "count"?)')
-        return 0
-
+        return
     both = {}
-    print('Guest kernel instructions, marginal cost of N more iterations')
+    print('Counted: guest kernel instructions, marginal cost of N more'
+          ' iterations')
     print('(b: perftest/iperf3 client, which sends for write, send and tcp'
           ' and reads for read; a: server)')
-    print(f'{"impl":6} {"test":10} {"size":>8} {"N":>5} '
+    print(f'{"impl":6} {"mtu":>5} {"test":12} {"size":>8} {"N":>5} '
           f'{"b/MiB":>10} {"a/MiB":>10} {"both/MiB":>10} {"both/msg":>10}')
-    for impl, test, size, n, rc, ma, mb in rows:
+    for impl, mtu, test, size, n, rc, ma, mb in rows:
         mib = size * n / MIB
         if rc != '0' or ma is None or mb is None:
-            print(f'{impl:6} {test:10} {size:8} {n:5} {"FAILED":>10}')
+            print(f'{impl:6} {mtu:>5} {test:12} {size:8} {n:5} '
+                  f'{"FAILED":>10}')
             continue
-        both[(impl, test, size)] = (ma + mb, n, mib)
-        print(f'{impl:6} {test:10} {size:8} {n:5} {mb / mib:10.0f} '
+        both[(impl, mtu, test, size)] = (ma + mb, n, mib)
+        print(f'{impl:6} {mtu:>5} {test:12} {size:8} {n:5} {mb / mib:10.0f} '
               f'{ma / mib:10.0f} {(ma + mb) / mib:10.0f} '
               f'{(ma + mb) / n:10.0f}')
-
     print()
-    print('sroce relative to rdma_rxe and to kernel TCP (both guests;'
-          ' below 1 is cheaper)')
-    tcp = both.get(('tcp', 'iperf3', MIB))
-    for (impl, test, size), (c, n, mib) in both.items():
+    print('Counted, sroce against rdma_rxe and kernel TCP (both guests;'
+          ' targets: bulk <= 0.33x of rxe and < 1x of tcp, 64 B <= 0.5x'
+          ' of rxe)')
+    for (impl, mtu, test, size), (c, n, mib) in both.items():
         if impl != 'sroce':
             continue
-        r = both.get(('rxe', test, size))
+        r = both.get(('rxe', mtu, test, size))
         vs_rxe = f'{c / r[0]:.2f}x' if r else 'n/a'
         if size <= 64:
-            print(f'{test:10} {size:>8} per message: {vs_rxe} of rxe')
+            print(f'mtu {mtu:>5} {test:12} {size:>8} per message: {vs_rxe}'
+                  ' of rxe')
             continue
+        tcp = both.get(('tcp', mtu, 'iperf3', MIB))
         vs_tcp = f'{(c / mib) / (tcp[0] / tcp[2]):.2f}x' if tcp else 'n/a'
-        print(f'{test:10} {size:>8} per MiB: {vs_rxe} of rxe, '
+        print(f'mtu {mtu:>5} {test:12} {size:>8} per MiB: {vs_rxe} of rxe, '
               f'{vs_tcp} of tcp')
+    print()
+
+
+def timed(lines):
+    v = {}
+    order = []
+    for w in lines:
+        if len(w) == 8 and w[0] == 'RESULT':
+            impl, key = w[1], tuple(w[2:7])
+            if key not in order:
+                order.append(key)
+            try:
+                v.setdefault((impl, key), []).append(float(w[7]))
+            except ValueError:
+                v.setdefault((impl, key), [])
+    if not order:
+        return
+    print('Timed: median over rounds (min-max); bw in MB/s, p50/p99 in usec')
+    print(f'{"mtu":>5} {"test":12} {"size":>8} {"qps":>3} {"metric":6} '
+          f'{"sroce":>20} {"rxe":>20} {"tcp":>20} {"sroce/rxe":>9}')
+
+    def cell(x):
+        if not x:
+            return 'n/a' if x is None else 'FAILED'
+        return f'{statistics.median(x):.1f} ({min(x):.0f}-{max(x):.0f})'
+
+    for key in order:
+        mtu, test, size, qps, metric = key
+        s, r, t = (v.get((i, key)) for i in ('sroce', 'rxe', 'tcp'))
+        ratio = 'n/a'
+        if s and r:
+            ratio = f'{statistics.median(s) / statistics.median(r):.2f}x'
+        print(f'{mtu:>5} {test:12} {size:>8} {qps:>3} {metric:6} '
+              f'{cell(s):>20} {cell(r):>20} {cell(t) if t else "":>20} '
+              f'{ratio:>9}')
+    print()
+
+
+def main():
+    out = sys.argv[1]
+    try:
+        with open(out + '/b/output.txt', errors='replace') as f:
+            lines = [line.split() for line in f]
+    except OSError:
+        print(f'report.py: no {out}/b/output.txt')
+        return 1
+    counted(out, lines)
+    timed(lines)
     return 0
 
 
