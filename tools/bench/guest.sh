@@ -48,8 +48,11 @@ timed() {
 		pair_app a $((18800 + step)) bash -c \
 			'/tmp/tcp.sh $((1048576 * $0)) "$@"' "$iters"
 	else
+		# perftest's latency tests take no -q
+		local q=()
+		[ "$qps" -gt 1 ] && q=(-q "$qps")
 		pair_app a $((18800 + step)) "$test" -d "$dev" -x 1 -F \
-			-s "$size" -q "$qps" -n "$iters"
+			-s "$size" "${q[@]}" -n "$iters"
 	fi
 	[ "$SROCE_ROLE" = b ] || return 0
 	case "$test" in
