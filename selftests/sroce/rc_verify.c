@@ -11,7 +11,8 @@
  *
  *   data     every operation (Send, Send with immediate, RDMA Write,
  *            Write with immediate, RDMA Read) at every size class from 0
- *            bytes to 1 MiB, one and several SGEs, inline sends; the data
+ *            bytes to 1 MiB, one, three and (to 64 KiB) twenty SGEs,
+ *            each in a page of its own, inline sends; the data
  *            is compared byte for byte on the other side; every work
  *            request must complete exactly once
  *   burst    64 Writes and 64 Sends in flight at once, then verified
@@ -86,6 +87,8 @@
 #define PORT		18517
 #define BUF_SIZE	(4u << 20)
 #define MAX_MSG		(1u << 20)
+/* The most pieces a gather list of the data case has (make_sges()) */
+#define MANY_SGES	20
 /*
  * A safety net only: a work request completes, in error if need be, once
  * the transport's retries run out; this catches an engine that stalls.
@@ -242,7 +245,7 @@ static void connect_qp(struct ctx *c, const struct qp_opts *o)
 		.send_cq = c->cq,
 		.recv_cq = c->cq,
 		.cap = { .max_send_wr = 256, .max_recv_wr = 256,
-			 .max_send_sge = 4, .max_recv_sge = 4,
+			 .max_send_sge = MANY_SGES, .max_recv_sge = 4,
 			 .max_inline_data = 64 },
 		.qp_type = IBV_QPT_RC,
 	};
@@ -349,7 +352,11 @@ static bool check(const uint8_t *p, uint32_t len, uint32_t seed)
 
 /*
  * Local gather list for a message of @len bytes at the start of the
- * message area: one SGE, or three pieces with gaps between them.
+ * message area: one SGE, or @pieces pieces with gaps between them, each
+ * in other pages than its neighbours (sroce sends a packet's payload as
+ * page fragments of the MR, at most 16 of them, and copies a packet
+ * that would need more: twenty pieces of a small message take that
+ * path).
  */
 static int make_sges(struct ctx *c, uint8_t *base, uint32_t len, int pieces,
 		     struct ibv_sge *sge)
@@ -357,18 +364,19 @@ static int make_sges(struct ctx *c, uint8_t *base, uint32_t len, int pieces,
 	uint32_t off = 0, p;
 	int i;
 
-	if (pieces == 1 || len < 3) {
+	if (pieces == 1 || len < (uint32_t)pieces) {
 		sge[0] = (struct ibv_sge){ (uintptr_t)base, len, c->mr->lkey };
 		return 1;
 	}
-	for (i = 0; i < 3; i++) {
-		p = i < 2 ? len / 3 : len - 2 * (len / 3);
+	for (i = 0; i < pieces; i++) {
+		p = i < pieces - 1 ? len / pieces :
+				     len - (pieces - 1) * (len / pieces);
 		/* 4 KiB + 8 bytes of gap between the pieces */
 		sge[i] = (struct ibv_sge){ (uintptr_t)base + off + i * 4104u, p,
 					   c->mr->lkey };
 		off += p;
 	}
-	return 3;
+	return pieces;
 }
 
 static void fill_sges(struct ibv_sge *sge, int n, uint32_t seed)
@@ -438,7 +446,7 @@ static bool data_step(struct ctx *c, enum op op, uint32_t len, int pieces,
 {
 	uint32_t imm = 0x1000000u + seed;
 	struct ibv_send_wr wr = {}, *bad;
-	struct ibv_sge sge[3];
+	struct ibv_sge sge[MANY_SGES];
 	struct ibv_wc wc[2];
 	bool good = true;
 	uint8_t verdict;
@@ -482,7 +490,7 @@ static bool data_step(struct ctx *c, enum op op, uint32_t len, int pieces,
 
 	n = make_sges(c, c->buf + LOCAL_OFF, len, pieces, sge);
 	if (op == OP_READ)
-		memset(c->buf + LOCAL_OFF, 0, len + 3 * 4104);
+		memset(c->buf + LOCAL_OFF, 0, len + pieces * 4104);
 	else if (!inl)
 		fill_sges(sge, n, seed);
 	else
@@ -525,15 +533,21 @@ static void case_data(struct ctx *c)
 {
 	uint32_t seed = 1;
 	unsigned int s;
-	int op, pieces, all = 0, bad = 0;
+	static const int piece_counts[] = { 1, 3, MANY_SGES };
+	int op, pc, pieces, all = 0, bad = 0;
 
 	connect_qp(c, &default_opts);
 	for (op = 0; op < OP_NR; op++)
 		for (s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++)
-			for (pieces = 1; pieces <= 3; pieces += 2) {
-				bool inl = op <= OP_SEND_IMM && pieces == 1 &&
-					   sizes[s] <= 64 && sizes[s] % 2;
+			for (pc = 0; pc < 3; pc++) {
+				bool inl;
 
+				pieces = piece_counts[pc];
+				inl = op <= OP_SEND_IMM && pieces == 1 &&
+				      sizes[s] <= 64 && sizes[s] % 2;
+				/* the message area holds MAX_MSG + 3 gaps */
+				if (pieces > 3 && sizes[s] > 65537)
+					continue;
 				all++;
 				if (!data_step(c, op, sizes[s], pieces, inl,
 					       seed++)) {

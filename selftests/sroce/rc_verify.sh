@@ -87,6 +87,11 @@ if [ -n "${SROCE_BACKLOG_MAX:-}" ]; then
 		check "READ responder paced (tx_throttled > 0)" test \
 			"$(hw_counter tx_throttled)" -gt 0
 fi
+# b's Writes and Sends, a's Read responses: payloads of 256 bytes and
+# more leave as the pages of the MR they are in (the zcopy parameter).
+[ $dev = sroce0 ] &&
+	check "payloads sent from the MR's pages (tx_zcopy_packets > 0)" \
+		test "$(hw_counter tx_zcopy_packets)" -gt 0
 diag "counters: $(rdma statistic show link $dev/1 | tr -s ' ')"
 sync_peer done
 check "rdma link delete" rdma link delete $dev

@@ -5,7 +5,8 @@
 # the guest's sroce device looped back through its own address (two
 # QPs share one SRQ; the limit event; a resize with WQEs pending; every
 # WQE consumed once with its data intact; LAST_WQE_REACHED when a QP on
-# the SRQ fails).
+# the SRQ fails). The Sends' payloads leave as their MR's pages
+# (tx_zcopy_packets), which local delivery copies out.
 . "$(dirname "$0")/../lib.sh"
 
 ktap_begin
@@ -19,6 +20,10 @@ timeout "$(app_timeout)" "$SROCE_SRC/selftests/sroce/srq_verify" \
 rc=$?
 ktap_import srq_verify /tmp/srq.log
 check "srq_verify exit status" test "$rc" -eq 0
+# Its 4 KiB Sends left as their MR's pages and were delivered inside
+# sroce (local delivery copies them out of the sender's pages).
+check "local sends from the MR's pages (tx_zcopy_packets > 0)" \
+	test "$(hw_counter tx_zcopy_packets)" -gt 0
 diag "counters: $(rdma statistic show link sroce0/1 | tr -s ' ')"
 check "rdma link delete" rdma link delete sroce0
 check "rmmod" rmmod rdma_sroce

@@ -31,10 +31,9 @@ static void sroce_resp_ack(struct sroce_qp *qp, struct sk_buff_head *out,
 
 	sroce_tx_ack_hdrs(ack, qp->dest_qpn, SROCE_DEFAULT_PKEY, &h);
 	skb = sroce_pkt_new(qp, &h, 0, &payload);
-	if (!skb)
-		return;		/* the requester will time out and resend */
-	sroce_pkt_seal(&qp->av, skb);
-	__skb_queue_tail(out, skb);
+	/* lost if either fails: the requester will time out and resend */
+	if (skb && !sroce_pkt_seal(&qp->av, skb))
+		__skb_queue_tail(out, skb);
 }
 
 /* Responder query: take the next receive WQE (RQ or SRQ) into qp->rwqe. */
@@ -238,31 +237,45 @@ unsigned int sroce_glue_resp_rcv(struct sroce_qp *qp,
 	return act.kick ? SROCE_RUN_AGAIN : 0;
 }
 
-/* A READ response (payload from the MR) or an ATOMIC ACK, from @rsp */
+/*
+ * A READ response (payload from the MR: its pages as fragments of the
+ * packet where they can be, sroce_pkt_zcopy(), else copied) or an
+ * ATOMIC ACK, from @rsp
+ */
 static int sroce_resp_read_build(struct sroce_qp *qp,
 				 const struct sroce_tx_rsp *rsp,
 				 struct sk_buff_head *out)
 {
+	struct sroce_mr *mr = NULL;
+	struct sk_buff *skb = NULL;
 	struct sroce_hdrs h;
-	struct sk_buff *skb;
-	struct sroce_mr *mr;
 	u8 *payload;
 
 	sroce_tx_rsp_hdrs(rsp, qp->dest_qpn, SROCE_DEFAULT_PKEY, &h);
-	skb = sroce_pkt_new(qp, &h, rsp->len, &payload);
-	if (!skb)
-		return -ENOMEM;	/* lost: the requester asks again */
 	if (rsp->len) {
 		mr = sroce_rkey_get(qp, rsp->rkey, IB_ACCESS_REMOTE_READ,
 				    rsp->va, rsp->len);
-		if (!mr) {	/* deregistered under the reader */
-			kfree_skb(skb);
+		if (!mr)	/* deregistered under the reader */
 			return -EACCES;
-		}
-		sroce_mr_copy(mr, rsp->va, payload, rsp->len, SROCE_FROM_MR);
-		sroce_mr_put(mr);
 	}
-	sroce_pkt_seal(&qp->av, skb);
+	if (mr && sroce_pkt_zcopy(rsp->len)) {
+		skb = sroce_pkt_new(qp, &h, rsp->len, NULL);
+		if (skb && sroce_mr_frags(mr, rsp->va, rsp->len, skb,
+					  MAX_SKB_FRAGS - 1)) {
+			kfree_skb(skb);		/* copied instead */
+			skb = NULL;
+		}
+	}
+	if (!skb) {
+		skb = sroce_pkt_new(qp, &h, rsp->len, &payload);
+		if (skb && mr)
+			sroce_mr_copy(mr, rsp->va, payload, rsp->len,
+				      SROCE_FROM_MR);
+	}
+	if (mr)
+		sroce_mr_put(mr);
+	if (!skb || sroce_pkt_seal(&qp->av, skb))
+		return -ENOMEM;	/* lost: the requester asks again */
 	__skb_queue_tail(out, skb);
 	return 0;
 }

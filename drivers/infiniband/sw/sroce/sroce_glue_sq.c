@@ -76,34 +76,77 @@ static bool sroce_req_take(struct sroce_qp *qp, unsigned int *res)
 	return true;
 }
 
+/*
+ * The request packet @tx with its payload as page fragments of the
+ * WQE's user MRs. NULL where it cannot be: *@err is 0 when the payload
+ * may be copied instead, -ENOMEM, or -EACCES for an lkey that fails.
+ */
+static struct sk_buff *sroce_req_build_zcopy(struct sroce_qp *qp,
+					     const struct sroce_tx_req *tx,
+					     const struct sroce_swqe *w,
+					     struct sroce_hdrs *h, int *err)
+{
+	struct sk_buff *skb = sroce_pkt_new(qp, h, tx->len, NULL);
+
+	if (!skb) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	*err = sroce_wqe_sge_frags(qp, w->data, w->num_sge, tx->off, tx->len,
+				   skb);
+	if (!*err)
+		return skb;
+	kfree_skb(skb);
+	*err = *err == -EOPNOTSUPP || *err == -EMSGSIZE ? 0 : -EACCES;
+	return NULL;
+}
+
+/* Copy @tx's payload into @payload: -EACCES for an lkey that fails. */
+static int sroce_req_copy(struct sroce_qp *qp, const struct sroce_tx_req *tx,
+			  const struct sroce_swqe *w, u8 *payload)
+{
+	if (tx->awrite)
+		memcpy(payload, &tx->swap_add, 8);	/* as the WQE had it */
+	else if (w->inlined)
+		memcpy(payload, w->data + tx->off, tx->len);
+	else if (tx->len &&
+		 sroce_wqe_sge_copy(qp, w->data, w->num_sge, tx->off, payload,
+				    tx->len, SROCE_FROM_MR))
+		return -EACCES;
+	return 0;
+}
+
 /* Build the request packet @tx the engine decided on. */
 static int sroce_req_build(struct sroce_qp *qp, const struct sroce_tx_req *tx,
 			   struct sk_buff_head *out)
 {
 	const struct sroce_swqe *w = &qp->swqe[tx->idx & qp->sq.index_mask];
 	struct sroce_hdrs h;
-	struct sk_buff *skb;
+	struct sk_buff *skb = NULL;
 	u8 *payload;
+	int err;
 
 	sroce_tx_req_hdrs(tx, qp->dest_qpn, SROCE_DEFAULT_PKEY,
 			  be32_to_cpu(w->imm), w->inv_rkey, &h);
-	skb = sroce_pkt_new(qp, &h, tx->len, &payload);
-	if (!skb)
-		return -ENOMEM;	/* lost like on the wire: resent later */
-	if (tx->awrite) {
-		memcpy(payload, &tx->swap_add, 8);	/* as the WQE had it */
-	} else if (tx->len) {
-		if (w->inlined) {
-			memcpy(payload, w->data + tx->off, tx->len);
-		} else if (sroce_wqe_sge_copy(qp, w->data, w->num_sge, tx->off,
-					  payload, tx->len, SROCE_FROM_MR)) {
+	if (!tx->awrite && !w->inlined && sroce_pkt_zcopy(tx->len)) {
+		skb = sroce_req_build_zcopy(qp, tx, w, &h, &err);
+		if (err)
+			return err;	/* -ENOMEM: lost, resent later */
+	}
+	if (!skb) {
+		skb = sroce_pkt_new(qp, &h, tx->len, &payload);
+		if (!skb)
+			return -ENOMEM;	/* lost like on the wire: resent later */
+		err = sroce_req_copy(qp, tx, w, payload);
+		if (err) {
 			kfree_skb(skb);
-			return -EACCES;
+			return err;
 		}
 	}
 	if (tx->retransmit)
 		sroce_count(qp->sdev, SROCE_CNT_RETRANSMITS);
-	sroce_pkt_seal(&qp->av, skb);
+	if (sroce_pkt_seal(&qp->av, skb))
+		return -ENOMEM;
 	__skb_queue_tail(out, skb);
 	return 0;
 }

@@ -90,8 +90,9 @@ static enum ib_wc_status sroce_ud_build(struct sroce_qp *qp,
 			return IB_WC_LOC_PROT_ERR;
 		}
 	}
-	sroce_pkt_seal(av, skb);
-	__skb_queue_tail(out, skb);
+	/* a linear packet: sealing it cannot fail */
+	if (!sroce_pkt_seal(av, skb))
+		__skb_queue_tail(out, skb);
 	return IB_WC_SUCCESS;
 }
 

@@ -197,6 +197,45 @@ void sroce_mr_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 len,
 }
 
 /*
+ * Append the bytes at @iova (checked by sroce_mr_get()), @len of them, to
+ * @skb as fragments of @mr's pinned pages, one page reference each, which
+ * the skb drops when the stack frees it: deregistration may unpin the
+ * pages meanwhile, they stay allocated. A fragment continuing the last
+ * one in its page widens it. Leaves @max_frags slots at most in use.
+ * -EOPNOTSUPP if @mr is not a user MR, -EMSGSIZE if the slots run out
+ * (then some fragments may have been added: the caller drops the skb).
+ */
+int sroce_mr_frags(struct sroce_mr *mr, u64 iova, u32 len,
+		   struct sk_buff *skb, unsigned int max_frags)
+{
+	u64 off = iova - mr->iova + mr->page_offset;
+
+	if (mr->type != SROCE_MR_USER)
+		return -EOPNOTSUPP;
+	while (len) {
+		struct page *page = mr->pages[off >> PAGE_SHIFT];
+		u32 in_page = off & ~PAGE_MASK;
+		u32 n = min_t(u32, len, PAGE_SIZE - in_page);
+		int i = skb_shinfo(skb)->nr_frags;
+
+		if (i && skb_can_coalesce(skb, i, page, in_page)) {
+			skb_frag_size_add(&skb_shinfo(skb)->frags[i - 1], n);
+		} else {
+			if (i >= max_frags)
+				return -EMSGSIZE;
+			get_page(page);
+			skb_fill_page_desc(skb, i, page, in_page, n);
+		}
+		skb->len += n;
+		skb->data_len += n;
+		skb->truesize += n;
+		off += n;
+		len -= n;
+	}
+	return 0;
+}
+
+/*
  * ATOMIC WRITE: store @val (8 bytes, as in memory) at @iova, 8-byte
  * aligned, as one single-copy-atomic store where the kernel mapping is
  * aligned too (a user MR's pages at an aligned offset, a kernel

@@ -18,6 +18,7 @@
 
 #include <linux/completion.h>
 #include <linux/refcount.h>
+#include <linux/skbuff.h>
 #include <rdma/ib_umem.h>
 #include <rdma/ib_verbs.h>
 
@@ -86,6 +87,8 @@ struct sroce_mr *sroce_mr_get(struct sroce_dev *sdev, struct ib_pd *pd,
 void sroce_mr_put(struct sroce_mr *mr);
 void sroce_mr_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 len,
 		   enum sroce_copy_dir dir);
+int sroce_mr_frags(struct sroce_mr *mr, u64 iova, u32 len,
+		   struct sk_buff *skb, unsigned int max_frags);
 void sroce_mr_store64(struct sroce_mr *mr, u64 iova, u64 val);
 
 struct ib_mr *sroce_get_dma_mr(struct ib_pd *pd, int access);

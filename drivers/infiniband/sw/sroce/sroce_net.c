@@ -353,8 +353,9 @@ static void sroce_loop_exit(void)
  * softirq context; a packet we cannot route or the stack drops is lost
  * like on any wire, and the protocol retransmits it. @paced packets (the
  * requester's and READ responses) count in qp->tx->inflight until the
- * stack frees them; our skbs are linear, so the destructor argument is
- * free to carry the context. ACKs sent as requests arrive are not
+ * stack frees them; no skb of ours is a zerocopy one in the stack's
+ * sense (fragments hold page references, no ubuf_info), so the
+ * destructor argument is free to carry the context. ACKs sent as requests arrive are not
  * paced: they are one per request packet or fewer. A packet whose route
  * is local goes to sroce_loop_deliver() instead of the stack.
  */
@@ -403,6 +404,8 @@ void sroce_xmit(struct sroce_qp *qp, struct sk_buff_head *list, bool paced)
 			skb->destructor = sroce_tx_done;
 		}
 		sroce_count(qp->sdev, SROCE_CNT_TX_PACKETS);
+		if (skb_is_nonlinear(skb))
+			sroce_count(qp->sdev, SROCE_CNT_TX_ZCOPY);
 		if (d->dev->flags & IFF_LOOPBACK) {
 			dst_release(d);
 			sroce_loop_deliver(qp->sdev, skb);

@@ -37,6 +37,7 @@ struct sroce_route;
 /* What a built packet carries to sroce_xmit() in skb->cb */
 struct sroce_skb_cb {
 	u32			av_gen;
+	u8			trailer;	/* pad and ICRC bytes */
 	/* Local delivery: the sending device's netdev, and for a copy of
 	 * a multicast datagram the netdev it left on (0 for unicast).
 	 */
@@ -75,9 +76,11 @@ static inline const u8 *sroce_rx_payload(const struct sroce_rxpkt *rx)
 	return rx->bth + rx->p.payload_off;
 }
 
+/* Should a payload of @payload_len bytes in user MRs go as fragments? */
+bool sroce_pkt_zcopy(u32 payload_len);
 struct sk_buff *sroce_pkt_new(struct sroce_qp *qp, struct sroce_hdrs *h,
 			      u32 payload_len, u8 **payload);
-void sroce_pkt_seal(const struct sroce_av *av, struct sk_buff *skb);
+int sroce_pkt_seal(const struct sroce_av *av, struct sk_buff *skb);
 void sroce_xmit(struct sroce_qp *qp, struct sk_buff_head *list,
 		bool paced);
 

@@ -3,12 +3,15 @@
  * Building RoCEv2 packets for a QP: every header (BTH and extension
  * headers from the opcode table, UDP, IPv4 or IPv6) and the ICRC, in one
  * skb allocated once; the caller fills in the payload between
- * sroce_pkt_new() and sroce_pkt_seal().
+ * sroce_pkt_new() and sroce_pkt_seal(): copied into the skb, or, from a
+ * user MR, attached as its pinned pages (zero copy, sroce_pkt_zcopy()).
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/highmem.h>
 #include <linux/ip.h>
+#include <linux/module.h>
 #include <linux/skbuff.h>
 #include <linux/udp.h>
 #include <net/ip.h>
@@ -23,10 +26,31 @@
 #define SROCE_NET_HDR_LEN	(sizeof(struct iphdr) + sizeof(struct udphdr))
 
 /*
+ * Zero-copy transmit: a payload of at least SROCE_ZCOPY_MIN bytes in user
+ * MRs goes out as page fragments of the MR's pinned pages, each holding
+ * a page reference until the stack frees the skb: no payload copy, and
+ * the skb's head holds headers only (init_on_alloc zeroes every head it
+ * allocates). Below that size the copy costs less than the fragments.
+ */
+#define SROCE_ZCOPY_MIN		256
+
+static bool zcopy = true;
+module_param(zcopy, bool, 0644);
+MODULE_PARM_DESC(zcopy,
+		 "Send user MRs' pages as skb fragments instead of copying them (default on)");
+
+bool sroce_pkt_zcopy(u32 payload_len)
+{
+	return payload_len >= SROCE_ZCOPY_MIN && READ_ONCE(zcopy);
+}
+
+/*
  * A new packet for @qp: room for every header, BTH and extension headers
- * written from @h (PadCnt computed), @payload pointing at @payload_len
- * bytes for the caller to fill. The IP/UDP headers and the ICRC come in
- * sroce_pkt_seal(). Atomic context; NULL if out of memory.
+ * written from @h (PadCnt computed). With @payload, the skb holds
+ * @payload_len more bytes, *@payload pointing at them for the caller to
+ * fill; without, the caller attaches the payload as page fragments
+ * (sroce_wqe_sge_frags(), sroce_mr_frags()). The IP/UDP headers and the
+ * ICRC come in sroce_pkt_seal(). Atomic context; NULL if out of memory.
  */
 struct sk_buff *sroce_pkt_new(struct sroce_qp *qp, struct sroce_hdrs *h,
 			      u32 payload_len, u8 **payload)
@@ -35,23 +59,82 @@ struct sk_buff *sroce_pkt_new(struct sroce_qp *qp, struct sroce_hdrs *h,
 	int len = sroce_pkt_len(h->bth.opcode, payload_len);
 	int head = LL_RESERVED_SPACE(ndev) + SROCE_NET_HDR_LEN;
 	struct sk_buff *skb;
-	int hlen;
+	int hlen, room;
 
 	if (len < 0)
 		return NULL;
-	skb = alloc_skb(head + len + ndev->needed_tailroom, GFP_ATOMIC);
+	/* from the BTH on: headers, payload, pad and ICRC; or no payload */
+	room = payload ? len : len - payload_len;
+	skb = alloc_skb(head + room + ndev->needed_tailroom, GFP_ATOMIC);
 	if (!skb)
 		return NULL;
 	skb_reserve(skb, head);
-	hlen = sroce_build_hdrs(skb_put(skb, len), len, h, payload_len);
+	hlen = sroce_build_hdrs(skb_put(skb, room), room, h, payload_len);
 	if (hlen < 0) {
 		kfree_skb(skb);
 		return NULL;
 	}
+	/* pad and ICRC */
+	SROCE_SKB_CB(skb)->trailer = len - hlen - payload_len;
+	if (!payload) {
+		/* sroce_pkt_seal() adds the trailer behind the fragments */
+		__skb_trim(skb, hlen);
+		return skb;
+	}
 	*payload = skb->data + hlen;
 	/* Pad and ICRC bytes; the ICRC is written by sroce_pkt_seal(). */
-	memset(*payload + payload_len, 0, len - hlen - payload_len);
+	memset(*payload + payload_len, 0, SROCE_SKB_CB(skb)->trailer);
 	return skb;
+}
+
+/*
+ * A fragment packet's pad and ICRC bytes, zeroed, as its last fragment
+ * (a small piece of a per-CPU page, as drivers take receive buffers).
+ * Returns where the bytes are, NULL if out of memory.
+ */
+static u8 *sroce_pkt_trailer(struct sk_buff *skb, unsigned int len)
+{
+	int i = skb_shinfo(skb)->nr_frags;
+	struct page *page;
+	u8 *p;
+
+	if (i >= MAX_SKB_FRAGS)
+		return NULL;
+	p = netdev_alloc_frag(len);
+	if (!p)
+		return NULL;
+	memset(p, 0, len);
+	page = virt_to_head_page(p);
+	skb_fill_page_desc(skb, i, page, p - (u8 *)page_address(page), len);
+	skb->len += len;
+	skb->data_len += len;
+	skb->truesize += SKB_DATA_ALIGN(len);
+	return p;
+}
+
+/* The ICRC of sealed fragment packet @skb, whose trailer is at @trailer */
+static u32 sroce_pkt_icrc_frags(struct sk_buff *skb, const u8 *trailer)
+{
+	struct skb_shared_info *si = skb_shinfo(skb);
+	u32 crc;
+	int i, n;
+
+	n = sroce_icrc_begin(skb->data, skb_headlen(skb), &crc);
+	if (n < 0)
+		return 0;	/* cannot happen: we built these headers */
+	crc = sroce_icrc_update(crc, skb->data + n, skb_headlen(skb) - n);
+	/* every fragment but the trailer lies within one page */
+	for (i = 0; i < si->nr_frags - 1; i++) {
+		const skb_frag_t *f = &si->frags[i];
+		u8 *va = kmap_local_page(skb_frag_page(f));
+
+		crc = sroce_icrc_update(crc, va + skb_frag_off(f),
+					skb_frag_size(f));
+		kunmap_local(va);
+	}
+	crc = sroce_icrc_update(crc, trailer,
+				SROCE_SKB_CB(skb)->trailer - SROCE_ICRC_LEN);
+	return sroce_icrc_final(crc);
 }
 
 static void sroce_push_ipv4(const struct sroce_av *av, struct sk_buff *skb)
@@ -95,12 +178,26 @@ static void sroce_push_ipv6(const struct sroce_av *av, struct sk_buff *skb)
  * Push UDP and IP headers for the path @av (a connected QP's, or a UD
  * send's address handle) and write the ICRC. The UDP
  * checksum stays zero, for IPv6 too, as RoCEv2 senders do: the ICRC
- * covers the packet, and receivers' RoCE sockets accept it.
+ * covers the packet, and receivers' RoCE sockets accept it. A packet
+ * whose payload is in fragments gets its pad and ICRC as one more.
+ * -ENOMEM (@skb freed) if that cannot be had.
  */
-void sroce_pkt_seal(const struct sroce_av *av, struct sk_buff *skb)
+int sroce_pkt_seal(const struct sroce_av *av, struct sk_buff *skb)
 {
+	unsigned int trailer = SROCE_SKB_CB(skb)->trailer;
 	struct udphdr *uh;
+	u8 *tail = NULL;
 	u32 icrc;
+
+	if (skb_is_nonlinear(skb)) {
+		tail = sroce_pkt_trailer(skb, trailer);
+		if (!tail) {
+			kfree_skb(skb);
+			return -ENOMEM;
+		}
+		/* pages other users map: writers must copy first */
+		skb_shinfo(skb)->flags |= SKBFL_SHARED_FRAG;
+	}
 
 	__skb_push(skb, sizeof(*uh));
 	skb_reset_transport_header(skb);
@@ -115,10 +212,18 @@ void sroce_pkt_seal(const struct sroce_av *av, struct sk_buff *skb)
 	else
 		sroce_push_ipv4(av, skb);
 
-	if (sroce_icrc_compute(skb->data, skb->len - SROCE_ICRC_LEN, &icrc))
-		icrc = 0;	/* cannot happen: we built these headers */
-	sroce_icrc_put(skb_tail_pointer(skb) - SROCE_ICRC_LEN, icrc);
+	if (tail) {
+		icrc = sroce_pkt_icrc_frags(skb, tail);
+		tail += trailer - SROCE_ICRC_LEN;
+	} else {
+		tail = skb_tail_pointer(skb) - SROCE_ICRC_LEN;
+		if (sroce_icrc_compute(skb->data, skb->len - SROCE_ICRC_LEN,
+				       &icrc))
+			icrc = 0;	/* cannot happen: we built these headers */
+	}
+	sroce_icrc_put(tail, icrc);
 	skb->ip_summed = CHECKSUM_NONE;
 	BUILD_BUG_ON(sizeof(struct sroce_skb_cb) > sizeof(skb->cb));
 	SROCE_SKB_CB(skb)->av_gen = av->gen;
+	return 0;
 }

@@ -351,6 +351,11 @@ static void sroce_loop_rcv(struct sk_buff *skb)
 	const struct sroce_skb_cb *cb = SROCE_SKB_CB(skb);
 	struct ib_device *ibdev;
 
+	/* a packet whose payload the sender left in its MR's pages */
+	if (skb_linearize(skb)) {
+		kfree_skb(skb);
+		return;
+	}
 	if (cb->mcast_ifindex) {
 		struct net_device *ndev;
 

@@ -12,7 +12,8 @@
  * An RC or UC send entry goes to its private slot (sroce_wqe_fetch_rc()),
  * a UD one to the datagram it describes (sroce_wqe_fetch_ud()), a receive
  * entry to qp->rwqe (sroce_wqe_take_recv()). The data an entry's SGEs
- * name is copied by sroce_wqe_sge_copy(), lkeys checked at each use.
+ * name is copied by sroce_wqe_sge_copy(), or attached to a packet as
+ * page fragments by sroce_wqe_sge_frags(), lkeys checked at each use.
  *
  * Objects only below this file (queues, MRs, AHs, the port): nothing here
  * sends, completes or schedules.
@@ -29,19 +30,23 @@
 #include "sroce_qp.h"
 #include "sroce_wqe.h"
 /*
- * Walk @sge from message offset @off for @len bytes, copying to or from
- * @buf. Each SGE's lkey is checked (PD, range and, when writing,
- * LOCAL_WRITE) at the moment of use.
+ * Walk @sge from message offset @off for @len bytes, calling @fn on each
+ * SGE's piece (its MR referenced for the call), until @fn fails. Each
+ * SGE's lkey is checked (PD, range and @access) at the moment of use:
+ * -EACCES if one fails, -EINVAL if the SGEs hold fewer bytes.
  */
-int sroce_wqe_sge_copy(struct sroce_qp *qp, const struct rxe_sge *sge, u32 nsge,
-		       u32 off, void *buf, u32 len, enum sroce_copy_dir dir)
+static int sroce_wqe_sge_walk(struct sroce_qp *qp, const struct rxe_sge *sge,
+			      u32 nsge, u32 off, u32 len, u32 access,
+			      int (*fn)(struct sroce_mr *mr, u64 iova, u32 n,
+					void *arg),
+			      void *arg)
 {
-	u32 access = dir == SROCE_TO_MR ? IB_ACCESS_LOCAL_WRITE : 0;
 	u32 i;
 
 	for (i = 0; i < nsge && len; i++) {
 		struct sroce_mr *mr;
 		u32 n;
+		int err;
 
 		if (off >= sge[i].length) {
 			off -= sge[i].length;
@@ -52,13 +57,51 @@ int sroce_wqe_sge_copy(struct sroce_qp *qp, const struct rxe_sge *sge, u32 nsge,
 				  sge[i].addr + off, n);
 		if (!mr)
 			return -EACCES;
-		sroce_mr_copy(mr, sge[i].addr + off, buf, n, dir);
+		err = fn(mr, sge[i].addr + off, n, arg);
 		sroce_mr_put(mr);
-		buf += n;
+		if (err)
+			return err;
 		len -= n;
 		off = 0;
 	}
 	return len ? -EINVAL : 0;
+}
+
+struct sroce_sge_copy {
+	void			*buf;
+	enum sroce_copy_dir	dir;
+};
+
+static int sroce_sge_copy_one(struct sroce_mr *mr, u64 iova, u32 n, void *arg)
+{
+	struct sroce_sge_copy *c = arg;
+
+	sroce_mr_copy(mr, iova, c->buf, n, c->dir);
+	c->buf += n;
+	return 0;
+}
+
+int sroce_wqe_sge_copy(struct sroce_qp *qp, const struct rxe_sge *sge, u32 nsge,
+		       u32 off, void *buf, u32 len, enum sroce_copy_dir dir)
+{
+	struct sroce_sge_copy c = { .buf = buf, .dir = dir };
+
+	return sroce_wqe_sge_walk(qp, sge, nsge, off, len,
+				  dir == SROCE_TO_MR ? IB_ACCESS_LOCAL_WRITE : 0,
+				  sroce_sge_copy_one, &c);
+}
+
+static int sroce_sge_frags_one(struct sroce_mr *mr, u64 iova, u32 n, void *arg)
+{
+	/* one fragment slot stays free for the pad and ICRC */
+	return sroce_mr_frags(mr, iova, n, arg, MAX_SKB_FRAGS - 1);
+}
+
+int sroce_wqe_sge_frags(struct sroce_qp *qp, const struct rxe_sge *sge,
+			u32 nsge, u32 off, u32 len, struct sk_buff *skb)
+{
+	return sroce_wqe_sge_walk(qp, sge, nsge, off, len, 0,
+				  sroce_sge_frags_one, skb);
 }
 
 enum ib_wc_opcode sroce_wqe_wc_opcode(u32 wr_opcode)

@@ -46,5 +46,12 @@ enum sroce_recv sroce_wqe_take_recv(struct sroce_qp *qp, u32 need);
 int sroce_wqe_sge_copy(struct sroce_qp *qp, const struct rxe_sge *sge,
 		       u32 nsge, u32 off, void *buf, u32 len,
 		       enum sroce_copy_dir dir);
+/*
+ * The same bytes, read, appended to @skb as fragments of user MRs'
+ * pages (sroce_mr_frags()). -EOPNOTSUPP or -EMSGSIZE: they cannot be;
+ * the caller drops @skb and copies instead.
+ */
+int sroce_wqe_sge_frags(struct sroce_qp *qp, const struct rxe_sge *sge,
+			u32 nsge, u32 off, u32 len, struct sk_buff *skb);
 
 #endif /* SROCE_WQE_H */
