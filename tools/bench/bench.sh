@@ -11,7 +11,8 @@
 # table of medians and spreads with the sroce/rxe ratio per row: TCG
 # guests on a shared 2-core host are noisy; compare within one run.
 # BENCH_MTUS (default "1500 9000") and BENCH_REPEAT (rounds, default 5)
-# shape both parts (tools/bench/guest.sh).
+# shape both parts, BENCH_IMPLS picks among sroce, sroce-copy (zero-copy
+# transmit off), rxe and tcp (tools/bench/guest.sh).
 # BENCH_PARTS="count" or "time" runs one part only; BENCH_PROFILE=1 also
 # counts by symbol, for tools/bench/profile.py.
 # Then the engine's loss recovery in the host simulator (tools/sim):
@@ -29,7 +30,7 @@ OUT=$SRC/build/bench
 rm -rf "$OUT"
 export BENCH_PARTS=${BENCH_PARTS:-count time}
 SROCE_ICOUNT=$SRC/build/host/icount.so${BENCH_PROFILE:+,prof=on} \
-SROCE_GUEST_ENV="BENCH_PARTS BENCH_PROFILE BENCH_MTUS BENCH_REPEAT ${SROCE_GUEST_ENV:-}" \
+SROCE_GUEST_ENV="BENCH_IMPLS BENCH_PARTS BENCH_PROFILE BENCH_MTUS BENCH_REPEAT ${SROCE_GUEST_ENV:-}" \
 	tools/testbed/vm.sh --pair -t 9000 -m 2048 -o "$OUT" tools/bench/guest.sh
 rc=$?
 tools/bench/report.py "$OUT"

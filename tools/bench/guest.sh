@@ -5,7 +5,9 @@
 # over sroce, then rdma_rxe, then kernel TCP, in the same boot; guest a
 # serves, guest b is the client and reports.
 #
-# BENCH_PARTS (default "count time") picks the parts, each run at every
+# BENCH_IMPLS (default "sroce rxe tcp"; also sroce-copy: sroce with
+# zero-copy transmit off) picks what runs, BENCH_PARTS (default
+# "count time") the parts, each run at every
 # netdev MTU in BENCH_MTUS (default "1500 9000"):
 # count: each case at N and at 2N iterations between icount marks
 #   (icount-mark ID: the QEMU plugin writes both guests' instruction
@@ -164,27 +166,44 @@ run_parts() {
 	done
 }
 
-dev=sroce0
-rdma link add sroce0 type sroce netdev eth0
-wait_for 30 bash -c "ibv_devinfo -v -d sroce0 | grep -q '::ffff:$SROCE_IP'"
-run_parts sroce
-sync_peer sroce-done
-rdma link delete sroce0
+# has IMPL: is IMPL in BENCH_IMPLS (default all three)? sroce-copy is
+# sroce with zero-copy transmit off (zcopy=0), for the comparison.
+has() {
+	case " ${BENCH_IMPLS:-sroce rxe tcp} " in *" $1 "*) ;; *) return 1 ;; esac
+}
+
+if has sroce || has sroce-copy; then
+	dev=sroce0
+	rdma link add sroce0 type sroce netdev eth0
+	wait_for 30 bash -c "ibv_devinfo -v -d sroce0 | grep -q '::ffff:$SROCE_IP'"
+	! has sroce || run_parts sroce
+	if has sroce-copy; then
+		echo 0 > /sys/module/rdma_sroce/parameters/zcopy
+		run_parts sroce-copy
+		echo 1 > /sys/module/rdma_sroce/parameters/zcopy
+	fi
+	sync_peer sroce-done
+	rdma link delete sroce0
+fi
 rmmod rdma_sroce
 
-dev=rxe0
-modprobe rdma_rxe
-rdma link add rxe0 type rxe netdev eth0
-wait_for 30 bash -c "ibv_devinfo -v -d rxe0 | grep -q '::ffff:$SROCE_IP'"
-run_parts rxe
-sync_peer rxe-done
-rdma link delete rxe0
-modprobe -r rdma_rxe
+if has rxe; then
+	dev=rxe0
+	modprobe rdma_rxe
+	rdma link add rxe0 type rxe netdev eth0
+	wait_for 30 bash -c "ibv_devinfo -v -d rxe0 | grep -q '::ffff:$SROCE_IP'"
+	run_parts rxe
+	sync_peer rxe-done
+	rdma link delete rxe0
+	modprobe -r rdma_rxe
+fi
 
 dev=
-for m in $MTUS; do
-	set_mtu "$m" ""
-	case " $PARTS " in *" count "*) count_tcp ;; esac
-	case " $PARTS " in *" time "*) time_tcp ;; esac
-done
+if has tcp; then
+	for m in $MTUS; do
+		set_mtu "$m" ""
+		case " $PARTS " in *" count "*) count_tcp ;; esac
+		case " $PARTS " in *" time "*) time_tcp ;; esac
+	done
+fi
 sync_peer done

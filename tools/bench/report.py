@@ -58,16 +58,16 @@ def counted(out, lines):
           ' iterations')
     print('(b: perftest/iperf3 client, which sends for write, send and tcp'
           ' and reads for read; a: server)')
-    print(f'{"impl":6} {"mtu":>5} {"test":12} {"size":>8} {"N":>5} '
+    print(f'{"impl":10} {"mtu":>5} {"test":12} {"size":>8} {"N":>5} '
           f'{"b/MiB":>10} {"a/MiB":>10} {"both/MiB":>10} {"both/msg":>10}')
     for impl, mtu, test, size, n, rc, ma, mb in rows:
         mib = size * n / MIB
         if rc != '0' or ma is None or mb is None:
-            print(f'{impl:6} {mtu:>5} {test:12} {size:8} {n:5} '
+            print(f'{impl:10} {mtu:>5} {test:12} {size:8} {n:5} '
                   f'{"FAILED":>10}')
             continue
         both[(impl, mtu, test, size)] = (ma + mb, n, mib)
-        print(f'{impl:6} {mtu:>5} {test:12} {size:8} {n:5} {mb / mib:10.0f} '
+        print(f'{impl:10} {mtu:>5} {test:12} {size:8} {n:5} {mb / mib:10.0f} '
               f'{ma / mib:10.0f} {(ma + mb) / mib:10.0f} '
               f'{(ma + mb) / n:10.0f}')
     print()
