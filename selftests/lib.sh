@@ -174,6 +174,19 @@ sroce_link_up() {
 		"ibv_devinfo -v -d $2 | grep -q '::ffff:$SROCE_IP, RoCE v2'"
 }
 
+# sroce_zcopy MODE: the zcopy parameter (auto, on, off) of the loaded
+# module. "on" sends user MRs' pages as fragments even on the testbed's
+# virtio NIC, which has no scatter-gather (QEMU's socket backend offers
+# no checksum offload) and so has the stack linearise each packet.
+sroce_zcopy() {
+	echo "$1" > /sys/module/rdma_sroce/parameters/zcopy
+}
+
+# netdev_sg DEV: "on" or "off", whether DEV does scatter-gather
+netdev_sg() {
+	ethtool -k "$1" | awk '$1 == "scatter-gather:" { print $2 }'
+}
+
 # gid_index_v4 DEV: the index of DEV's GID for this guest's IPv4 address
 # (GIDs as ibv_devinfo -v lists them: "GID[  1]:  ::ffff:10.11.0.1, ...")
 # need_rxe: end a test that runs rdma_rxe, as skipped, on a kernel

@@ -20,6 +20,8 @@ sroce_setup_net || exit 1
 dev=sroce0
 [ -n "${SROCE_PEER_RXE:-}" ] && [ "$SROCE_ROLE" = b ] && dev=rxe0
 sroce_link_up eth0 $dev
+# user MRs' pages as fragments, here too (no scatter-gather on eth0)
+[ $dev = sroce0 ] && check "zcopy=on" sroce_zcopy on
 if [ -n "${SROCE_PEER_RXE:-}" ]; then
 	# QPs resolve the peer's MAC at RTR, and the RDMA core gives up
 	# sooner than a TCG guest may answer: warm the neighbour cache.
@@ -88,7 +90,7 @@ if [ -n "${SROCE_BACKLOG_MAX:-}" ]; then
 			"$(hw_counter tx_throttled)" -gt 0
 fi
 # b's Writes and Sends, a's Read responses: payloads of 256 bytes and
-# more leave as the pages of the MR they are in (the zcopy parameter).
+# more left as the pages of the MR they are in (zcopy=on).
 [ $dev = sroce0 ] &&
 	check "payloads sent from the MR's pages (tx_zcopy_packets > 0)" \
 		test "$(hw_counter tx_zcopy_packets)" -gt 0

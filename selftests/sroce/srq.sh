@@ -5,14 +5,15 @@
 # the guest's sroce device looped back through its own address (two
 # QPs share one SRQ; the limit event; a resize with WQEs pending; every
 # WQE consumed once with its data intact; LAST_WQE_REACHED when a QP on
-# the SRQ fails). The Sends' payloads leave as their MR's pages
-# (tx_zcopy_packets), which local delivery copies out.
+# the SRQ fails). With zcopy=on, the Sends' payloads leave as their MR's
+# pages (tx_zcopy_packets), which local delivery copies out.
 . "$(dirname "$0")/../lib.sh"
 
 ktap_begin
 sroce_install_module || exit 1
 sroce_setup_net || exit 1
 sroce_link_up eth0 sroce0
+check "zcopy=on" sroce_zcopy on
 gid=$(gid_index_v4 sroce0)
 diag "IPv4 GID index $gid"
 timeout "$(app_timeout)" "$SROCE_SRC/selftests/sroce/srq_verify" \
@@ -20,8 +21,8 @@ timeout "$(app_timeout)" "$SROCE_SRC/selftests/sroce/srq_verify" \
 rc=$?
 ktap_import srq_verify /tmp/srq.log
 check "srq_verify exit status" test "$rc" -eq 0
-# Its 4 KiB Sends left as their MR's pages and were delivered inside
-# sroce (local delivery copies them out of the sender's pages).
+# Its 4 KiB Sends left as their MR's pages (zcopy=on) and were
+# delivered inside sroce (local delivery copies them out of the pages).
 check "local sends from the MR's pages (tx_zcopy_packets > 0)" \
 	test "$(hw_counter tx_zcopy_packets)" -gt 0
 diag "counters: $(rdma statistic show link sroce0/1 | tr -s ' ')"

@@ -13,7 +13,7 @@ PKGS=(
 	qemu-system-x86 busybox-static
 	rdma-core ibverbs-utils ibverbs-providers perftest rdmacm-utils ucx-utils
 	libibverbs-dev
-	iproute2 iputils-ping python3 rsync
+	iproute2 iputils-ping ethtool python3 rsync
 	nvme-cli fio nfs-kernel-server
 	dkms dh-dkms debhelper
 	iperf3

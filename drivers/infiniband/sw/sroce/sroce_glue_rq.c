@@ -258,7 +258,7 @@ static int sroce_resp_read_build(struct sroce_qp *qp,
 		if (!mr)	/* deregistered under the reader */
 			return -EACCES;
 	}
-	if (mr && sroce_pkt_zcopy(rsp->len)) {
+	if (mr && sroce_pkt_zcopy(qp, rsp->len)) {
 		skb = sroce_pkt_new(qp, &h, rsp->len, NULL);
 		if (skb && sroce_mr_frags(mr, rsp->va, rsp->len, skb,
 					  MAX_SKB_FRAGS - 1)) {

@@ -128,7 +128,7 @@ static int sroce_req_build(struct sroce_qp *qp, const struct sroce_tx_req *tx,
 
 	sroce_tx_req_hdrs(tx, qp->dest_qpn, SROCE_DEFAULT_PKEY,
 			  be32_to_cpu(w->imm), w->inv_rkey, &h);
-	if (!tx->awrite && !w->inlined && sroce_pkt_zcopy(tx->len)) {
+	if (!tx->awrite && !w->inlined && sroce_pkt_zcopy(qp, tx->len)) {
 		skb = sroce_req_build_zcopy(qp, tx, w, &h, &err);
 		if (err)
 			return err;	/* -ENOMEM: lost, resent later */

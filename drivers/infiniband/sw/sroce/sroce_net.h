@@ -76,8 +76,8 @@ static inline const u8 *sroce_rx_payload(const struct sroce_rxpkt *rx)
 	return rx->bth + rx->p.payload_off;
 }
 
-/* Should a payload of @payload_len bytes in user MRs go as fragments? */
-bool sroce_pkt_zcopy(u32 payload_len);
+/* Should @qp send a payload of @payload_len bytes in user MRs as fragments? */
+bool sroce_pkt_zcopy(struct sroce_qp *qp, u32 payload_len);
 struct sk_buff *sroce_pkt_new(struct sroce_qp *qp, struct sroce_hdrs *h,
 			      u32 payload_len, u8 **payload);
 int sroce_pkt_seal(const struct sroce_av *av, struct sk_buff *skb);

@@ -13,6 +13,7 @@
 #include <linux/ip.h>
 #include <linux/module.h>
 #include <linux/skbuff.h>
+#include <linux/string.h>
 #include <linux/udp.h>
 #include <net/ip.h>
 #include <net/ipv6.h>
@@ -31,17 +32,50 @@
  * a page reference until the stack frees the skb: no payload copy, and
  * the skb's head holds headers only (init_on_alloc zeroes every head it
  * allocates). Below that size the copy costs less than the fragments.
+ * Only where the netdev gathers fragments itself (NETIF_F_SG): on one
+ * that does not, the stack would copy each packet into a new linear
+ * skb, which costs more than our copy (a virtio NIC whose host offers
+ * no checksum offload is one). The zcopy parameter: auto (that rule),
+ * on (always, for tests: the stack then linearises), off (never).
  */
 #define SROCE_ZCOPY_MIN		256
 
-static bool zcopy = true;
-module_param(zcopy, bool, 0644);
-MODULE_PARM_DESC(zcopy,
-		 "Send user MRs' pages as skb fragments instead of copying them (default on)");
+enum { SROCE_ZCOPY_OFF, SROCE_ZCOPY_AUTO, SROCE_ZCOPY_ON };
+static const char *const sroce_zcopy_names[] = { "off", "auto", "on" };
+static int sroce_zcopy_mode = SROCE_ZCOPY_AUTO;
 
-bool sroce_pkt_zcopy(u32 payload_len)
+static int sroce_zcopy_set(const char *val, const struct kernel_param *kp)
 {
-	return payload_len >= SROCE_ZCOPY_MIN && READ_ONCE(zcopy);
+	int i = sysfs_match_string(sroce_zcopy_names, val);
+
+	if (i < 0)
+		return -EINVAL;
+	WRITE_ONCE(sroce_zcopy_mode, i);
+	return 0;
+}
+
+static int sroce_zcopy_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%s\n",
+			  sroce_zcopy_names[READ_ONCE(sroce_zcopy_mode)]);
+}
+
+static const struct kernel_param_ops sroce_zcopy_ops = {
+	.set = sroce_zcopy_set,
+	.get = sroce_zcopy_get,
+};
+module_param_cb(zcopy, &sroce_zcopy_ops, NULL, 0644);
+MODULE_PARM_DESC(zcopy,
+		 "Send user MRs' pages as skb fragments, not copies: auto (where the netdev does scatter-gather, default), on, off");
+
+bool sroce_pkt_zcopy(struct sroce_qp *qp, u32 payload_len)
+{
+	int mode = READ_ONCE(sroce_zcopy_mode);
+
+	if (payload_len < SROCE_ZCOPY_MIN || mode == SROCE_ZCOPY_OFF)
+		return false;
+	return mode == SROCE_ZCOPY_ON ||
+	       (READ_ONCE(qp->sdev->ndev->features) & NETIF_F_SG);
 }
 
 /*
