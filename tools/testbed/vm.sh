@@ -25,6 +25,11 @@
 # plugin, writing DIR/HOST/icount.txt.
 # SROCE_ROOTFS=9p|virtiofs picks how guests reach the host's root
 # (default: 9p when the kernel has it).
+# SROCE_NET=tap (with --pair) wires the guests through tap devices on a
+# bridge in a network namespace made for the run, with the virtio net
+# header: their NICs then offer checksum offload, scatter-gather and
+# segmentation offload, as a cloud host's do; the UDP socket netdev (the
+# default) offers none of them.
 #
 # Each guest sees the host's root read-only with a tmpfs overlay, so the
 # host's rdma-core/perftest and this tree's freshly built module are
@@ -195,6 +200,26 @@ if [ "$ROOTFS" = virtiofs ] || [ "$A_ROOTFS" = virtiofs ]; then
 	trap 'rm -rf "$VFS"' EXIT
 fi
 
+# SROCE_NET=tap: the namespace, its bridge and one tap per guest
+NETNS=
+if [ "${SROCE_NET:-socket}" = tap ]; then
+	[ $PAIR = 1 ] || { echo "vm.sh: SROCE_NET=tap needs --pair" >&2; exit 2; }
+	NETNS=sroce-vm-$$
+	ip netns add "$NETNS" || exit 2
+	trap 'ip netns del "$NETNS"; [ -z "$VFS" ] || rm -rf "$VFS"' EXIT
+	ip netns exec "$NETNS" sh -e -c '
+		ip link add br0 type bridge
+		for t in tapa tapb; do
+			ip tuntap add dev $t mode tap vnet_hdr
+			ip link set $t master br0
+			ip link set $t up
+		done
+		ip link set br0 up' || exit 2
+elif [ "${SROCE_NET:-socket}" != socket ]; then
+	echo "vm.sh: SROCE_NET=${SROCE_NET}: socket or tap" >&2
+	exit 2
+fi
+
 # Two UDP ports on loopback per run, derived from our PID so that
 # concurrent runs do not cross wires.
 PORT_A=$((20000 + ($$ % 10000) * 2))
@@ -204,6 +229,8 @@ PORT_B=$((PORT_A + 1))
 start_guest() { # host role ip peer_ip cpus my_port peer_port
 	local host=$1 role=$2 ip=$3 peer=$4 cpus=$5 lport=$6 pport=$7
 	local dir=$OUT/$host mac mon
+	local net=(-netdev "socket,id=n0,udp=127.0.0.1:$pport,localaddr=127.0.0.1:$lport")
+	local netns=()
 	local KERNEL=$KERNEL INITRD=$INITRD ROOTFS=$ROOTFS MODBASE=$MODBASE
 	if [ "$role" = a ]; then
 		KERNEL=$A_KERNEL INITRD=$A_INITRD ROOTFS=$A_ROOTFS
@@ -275,15 +302,18 @@ start_guest() { # host role ip peer_ip cpus my_port peer_port
 			}
 		done
 	fi
+	if [ -n "$NETNS" ]; then
+		net=(-netdev "tap,id=n0,ifname=tap$role,script=no,downscript=no,vnet_hdr=on")
+		netns=(ip netns exec "$NETNS")
+	fi
 	timeout -s KILL $((TIMEOUT + 120)) \
-	qemu-system-x86_64 "${ACCEL[@]}" -machine "$mach" -smp "$cpus" -m "$MEM" \
+	"${netns[@]}" qemu-system-x86_64 "${ACCEL[@]}" -machine "$mach" -smp "$cpus" -m "$MEM" \
 		-nodefaults -no-user-config -display none -no-reboot \
 		-serial "file:$dir/console.log" "${mon[@]}" "${plugin[@]}" \
 		-kernel "$KERNEL" -initrd "$INITRD" \
 		-append "console=ttyS0 loglevel=6 panic=-1 oops=panic sroce.src=$SRC sroce.script=$SCRIPT sroce.host=$host sroce.fs=$ROOTFS ${LAYER:+sroce.layer=1 }${MODBASE:+sroce.modbase=$MODBASE }$TSC_APPEND ${SROCE_APPEND:-}" \
 		"${shares[@]}" \
-		-netdev "socket,id=n0,udp=127.0.0.1:$pport,localaddr=127.0.0.1:$lport" \
-		-device "virtio-net-pci,netdev=n0,mac=$mac" \
+		"${net[@]}" -device "virtio-net-pci,netdev=n0,mac=$mac" \
 		> "$dir/qemu.log" 2>&1
 	echo $? > "$dir/qemu.rc"
 	# virtiofsd ends when its guest goes; one whose guest never came
