@@ -6,7 +6,7 @@
 # serves, guest b is the client and reports.
 #
 # BENCH_IMPLS (default "sroce rxe tcp"; also sroce-copy: sroce with
-# zero-copy transmit off) picks what runs, BENCH_PARTS (default
+# zero-copy transmit off, zcopy=off) picks what runs, BENCH_PARTS (default
 # "count time") the parts, each run at every
 # netdev MTU in BENCH_MTUS (default "1500 9000"):
 # count: each case at N and at 2N iterations between icount marks
@@ -167,7 +167,7 @@ run_parts() {
 }
 
 # has IMPL: is IMPL in BENCH_IMPLS (default all three)? sroce-copy is
-# sroce with zero-copy transmit off (zcopy=0), for the comparison.
+# sroce with zero-copy transmit off (zcopy=off), for the comparison.
 has() {
 	case " ${BENCH_IMPLS:-sroce rxe tcp} " in *" $1 "*) ;; *) return 1 ;; esac
 }
@@ -178,9 +178,9 @@ if has sroce || has sroce-copy; then
 	wait_for 30 bash -c "ibv_devinfo -v -d sroce0 | grep -q '::ffff:$SROCE_IP'"
 	! has sroce || run_parts sroce
 	if has sroce-copy; then
-		echo 0 > /sys/module/rdma_sroce/parameters/zcopy
+		sroce_zcopy off || exit 1
 		run_parts sroce-copy
-		echo 1 > /sys/module/rdma_sroce/parameters/zcopy
+		sroce_zcopy auto || exit 1
 	fi
 	sync_peer sroce-done
 	rdma link delete sroce0
