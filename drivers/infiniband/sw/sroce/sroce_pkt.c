@@ -187,7 +187,13 @@ static void sroce_push_ipv4(const struct sroce_av *av, struct sk_buff *skb)
 	iph->protocol = IPPROTO_UDP;
 	iph->saddr = av->saddr;
 	iph->daddr = av->daddr;
-	__ip_select_ident(&init_net, iph, 1);
+	/*
+	 * An atomic datagram (DF, never fragmented): its ID names no
+	 * fragments, so it is 0, as the kernel gives a UDP socket's DF
+	 * datagrams (ip_select_ident_segs(), RFC 6864), and no hash of the
+	 * addresses is computed per packet.
+	 */
+	iph->id = 0;
 	ip_send_check(iph);
 	skb->protocol = htons(ETH_P_IP);
 }
