@@ -3,7 +3,8 @@
 #
 # Port state follows the netdev: carrier and admin state (with port
 # events delivered to userspace), active MTU from the netdev MTU, and a
-# GID table that tracks the netdev's IPv4/IPv6 addresses.
+# GID table that tracks the netdev's IPv4/IPv6 addresses; RC traffic over
+# IPv6 on a veth, whose headroom is an Ethernet header's only.
 . "$(dirname "$0")/../lib.sh"
 
 ktap_begin
@@ -76,6 +77,22 @@ check "IPv4 address removal drops its GID" \
 ip -6 addr add fd00::1/64 dev va nodad
 check "IPv6 address adds a RoCE v2 GID" \
 	wait_for 20 bash -c "gids | grep -qx 'fd00::1, RoCE v2'"
+# RoCE over IPv6 on a netdev that asks for no headroom beyond its
+# Ethernet header (veth): the IPv6 and UDP headers must still fit in
+# front of each packet (a debug kernel's KASAN sees a write below the
+# skb's head). Two QPs of s_va, through its own address, data checked.
+gid6=$(ibv_devinfo -v -d s_va |
+	sed -n 's/^[[:space:]]*GID\[ *\([0-9]*\)\]:[[:space:]]*fd00::1, RoCE v2$/\1/p')
+ibv_rc_pingpong -d s_va -g "$gid6" -s 4096 -n 50 -c -p 18999 \
+	> /tmp/pp6.log 2>&1 &
+server=$!
+wait_for 20 bash -c "ss -ltn | grep -q ':18999 '"
+check "IPv6 RC Sends over a veth (GID $gid6), data checked" \
+	timeout 300 ibv_rc_pingpong -d s_va -g "$gid6" -s 4096 -n 50 -c \
+		-p 18999 localhost
+wait "$server"
+rc=$?
+check "IPv6 RC Sends over a veth: server exit status ($rc)" test "$rc" -eq 0
 ip -6 addr del fd00::1/64 dev va
 check "IPv6 address removal drops its GID" \
 	wait_for 20 bash -c "! gids | grep -q '^fd00::1,'"

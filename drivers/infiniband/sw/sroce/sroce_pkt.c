@@ -24,7 +24,8 @@
 #include "sroce_net.h"
 #include "sroce_qp.h"
 
-#define SROCE_NET_HDR_LEN	(sizeof(struct iphdr) + sizeof(struct udphdr))
+/* The IP and UDP headers sroce_pkt_seal() pushes: IPv6's, the larger */
+#define SROCE_NET_HDR_LEN	(sizeof(struct ipv6hdr) + sizeof(struct udphdr))
 
 /*
  * Zero-copy transmit: a payload of at least SROCE_ZCOPY_MIN bytes in user
@@ -225,10 +226,17 @@ static void sroce_push_ipv6(const struct sroce_av *av, struct sk_buff *skb)
 int sroce_pkt_seal(const struct sroce_av *av, struct sk_buff *skb)
 {
 	unsigned int trailer = SROCE_SKB_CB(skb)->trailer;
+	unsigned int net = sizeof(struct udphdr) +
+		(av->ipv6 ? sizeof(struct ipv6hdr) : sizeof(struct iphdr));
 	struct udphdr *uh;
 	u8 *tail = NULL;
 	u32 icrc;
 
+	/* sroce_pkt_new() reserves room for the larger, IPv6 */
+	if (WARN_ON_ONCE(skb_headroom(skb) < net)) {
+		kfree_skb(skb);
+		return -ENOMEM;
+	}
 	if (skb_is_nonlinear(skb)) {
 		tail = sroce_pkt_trailer(skb, trailer);
 		if (!tail) {
