@@ -238,44 +238,37 @@ unsigned int sroce_glue_resp_rcv(struct sroce_qp *qp,
 }
 
 /*
- * A READ response (payload from the MR: its pages as fragments of the
- * packet where they can be, sroce_pkt_zcopy(), else copied) or an
- * ATOMIC ACK, from @rsp
+ * A READ response (payload copied from the MR) or an ATOMIC ACK, from
+ * @rsp. Always a copy: the MR's owner (or another peer with
+ * REMOTE_WRITE) may write the memory while it is read, which gives the
+ * reader torn data on any HCA; pages attached as fragments would give
+ * it a packet whose ICRC fails, again on every retry.
  */
 static int sroce_resp_read_build(struct sroce_qp *qp,
 				 const struct sroce_tx_rsp *rsp,
 				 struct sk_buff_head *out)
 {
-	struct sroce_mr *mr = NULL;
-	struct sk_buff *skb = NULL;
 	struct sroce_hdrs h;
+	struct sk_buff *skb;
+	struct sroce_mr *mr;
 	u8 *payload;
 
 	sroce_tx_rsp_hdrs(rsp, qp->dest_qpn, SROCE_DEFAULT_PKEY, &h);
+	skb = sroce_pkt_new(qp, &h, rsp->len, &payload);
+	if (!skb)
+		return -ENOMEM;	/* lost: the requester asks again */
 	if (rsp->len) {
 		mr = sroce_rkey_get(qp, rsp->rkey, IB_ACCESS_REMOTE_READ,
 				    rsp->va, rsp->len);
-		if (!mr)	/* deregistered under the reader */
+		if (!mr) {	/* deregistered under the reader */
+			kfree_skb(skb);
 			return -EACCES;
-	}
-	if (mr && sroce_pkt_zcopy(qp, rsp->len)) {
-		skb = sroce_pkt_new(qp, &h, rsp->len, NULL);
-		if (skb && sroce_mr_frags(mr, rsp->va, rsp->len, skb,
-					  MAX_SKB_FRAGS - 1)) {
-			kfree_skb(skb);		/* copied instead */
-			skb = NULL;
 		}
-	}
-	if (!skb) {
-		skb = sroce_pkt_new(qp, &h, rsp->len, &payload);
-		if (skb && mr)
-			sroce_mr_copy(mr, rsp->va, payload, rsp->len,
-				      SROCE_FROM_MR);
-	}
-	if (mr)
+		sroce_mr_copy(mr, rsp->va, payload, rsp->len, SROCE_FROM_MR);
 		sroce_mr_put(mr);
-	if (!skb || sroce_pkt_seal(&qp->av, skb))
-		return -ENOMEM;	/* lost: the requester asks again */
+	}
+	if (sroce_pkt_seal(&qp->av, skb))
+		return -ENOMEM;
 	__skb_queue_tail(out, skb);
 	return 0;
 }

@@ -505,7 +505,11 @@ int sroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 
 	xa_erase(&sdev->mr_table, mr->key >> 8);
 	atomic_dec(&sdev->nmr);
-	/* In-flight packets and WQEs hold references: wait for them. */
+	/*
+	 * Copies in flight and WQEs hold references: wait for them. A
+	 * zero-copy packet (sroce_mr_frags()) holds its pages instead,
+	 * which outlive the unpinning as long as the stack keeps it.
+	 */
 	sroce_mr_put(mr);
 	wait_for_completion(&mr->released);
 	if (mr->umem)

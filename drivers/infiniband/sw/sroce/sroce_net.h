@@ -76,7 +76,7 @@ static inline const u8 *sroce_rx_payload(const struct sroce_rxpkt *rx)
 	return rx->bth + rx->p.payload_off;
 }
 
-/* Should @qp send a payload of @payload_len bytes in user MRs as fragments? */
+/* Should RC requester @qp send @payload_len bytes of user MRs as fragments? */
 bool sroce_pkt_zcopy(struct sroce_qp *qp, u32 payload_len);
 struct sk_buff *sroce_pkt_new(struct sroce_qp *qp, struct sroce_hdrs *h,
 			      u32 payload_len, u8 **payload);

@@ -3,8 +3,9 @@
  * Building RoCEv2 packets for a QP: every header (BTH and extension
  * headers from the opcode table, UDP, IPv4 or IPv6) and the ICRC, in one
  * skb allocated once; the caller fills in the payload between
- * sroce_pkt_new() and sroce_pkt_seal(): copied into the skb, or, from a
- * user MR, attached as its pinned pages (zero copy, sroce_pkt_zcopy()).
+ * sroce_pkt_new() and sroce_pkt_seal(): copied into the skb, or, from an
+ * RC requester's user MRs, attached as their pinned pages (zero copy,
+ * sroce_pkt_zcopy()).
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -28,22 +29,35 @@
 #define SROCE_NET_HDR_LEN	(sizeof(struct ipv6hdr) + sizeof(struct udphdr))
 
 /*
- * Zero-copy transmit: a payload of at least SROCE_ZCOPY_MIN bytes in user
- * MRs goes out as page fragments of the MR's pinned pages, each holding
- * a page reference until the stack frees the skb: no payload copy, and
- * the skb's head holds headers only (init_on_alloc zeroes every head it
- * allocates). Below that size the copy costs less than the fragments.
- * Only where the netdev gathers fragments itself (NETIF_F_SG): on one
- * that does not, the stack would copy each packet into a new linear
- * skb, which costs more than our copy (a virtio NIC whose host offers
- * no checksum offload is one). The zcopy parameter: auto (that rule),
- * on (always, for tests: the stack then linearises), off (never).
+ * Zero-copy transmit: a payload of at least SROCE_ZCOPY_MIN bytes that an
+ * RC requester (Send, RDMA Write) takes from user MRs goes out as page
+ * fragments of the MR's pinned pages, each holding a page reference until
+ * the stack frees the skb: no payload copy, and the skb's head holds
+ * headers only (init_on_alloc zeroes every head it allocates). Below that
+ * size the copy costs less than the fragments.
+ *
+ * RC only: its requester completes a WQE once the peer has acknowledged
+ * it, so the application does not reuse a buffer a packet of ours still
+ * reads (UC completes at send time). READ responses are always copied
+ * (sroce_glue_rq.c). An application that writes its buffer while it is
+ * sent gets a packet whose ICRC fails, which the peer drops and the
+ * requester resends.
+ *
+ * Off by default: these skbs carry no ubuf_info, so the stack does not
+ * copy their fragments where it may hold a packet indefinitely (a tun
+ * reader, a veth into another namespace, a packet socket's clone). Such a
+ * holder reads the pages as they are when it reads, after the WQE
+ * completed or the MR is gone. auto sends fragments where the netdev
+ * gathers them itself (NETIF_F_SG); on one that does not, the stack would
+ * copy each packet into a new linear skb, which costs more than our copy
+ * (a virtio NIC whose host offers no checksum offload is one). on sends
+ * them on any netdev (the tests, on such a NIC), off copies.
  */
 #define SROCE_ZCOPY_MIN		256
 
 enum { SROCE_ZCOPY_OFF, SROCE_ZCOPY_AUTO, SROCE_ZCOPY_ON };
 static const char *const sroce_zcopy_names[] = { "off", "auto", "on" };
-static int sroce_zcopy_mode = SROCE_ZCOPY_AUTO;
+static int sroce_zcopy_mode = SROCE_ZCOPY_OFF;
 
 static int sroce_zcopy_set(const char *val, const struct kernel_param *kp)
 {
@@ -67,13 +81,14 @@ static const struct kernel_param_ops sroce_zcopy_ops = {
 };
 module_param_cb(zcopy, &sroce_zcopy_ops, NULL, 0644);
 MODULE_PARM_DESC(zcopy,
-		 "Send user MRs' pages as skb fragments, not copies: auto (where the netdev does scatter-gather, default), on, off");
+		 "RC Sends and Writes from user MRs' pages as skb fragments, not copies: off (default), auto (where the netdev does scatter-gather), on");
 
 bool sroce_pkt_zcopy(struct sroce_qp *qp, u32 payload_len)
 {
 	int mode = READ_ONCE(sroce_zcopy_mode);
 
-	if (payload_len < SROCE_ZCOPY_MIN || mode == SROCE_ZCOPY_OFF)
+	if (payload_len < SROCE_ZCOPY_MIN || mode == SROCE_ZCOPY_OFF ||
+	    qp->ibqp.qp_type != IB_QPT_RC)
 		return false;
 	return mode == SROCE_ZCOPY_ON ||
 	       (READ_ONCE(qp->sdev->ndev->features) & NETIF_F_SG);
