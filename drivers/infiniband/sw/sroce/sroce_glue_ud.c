@@ -90,7 +90,7 @@ static enum ib_wc_status sroce_ud_build(struct sroce_qp *qp,
 			return IB_WC_LOC_PROT_ERR;
 		}
 	}
-	/* a linear packet: sealing it cannot fail */
+	/* lost like on the wire if sealing fails (it warns: no headroom) */
 	if (!sroce_pkt_seal(av, skb))
 		__skb_queue_tail(out, skb);
 	return IB_WC_SUCCESS;
