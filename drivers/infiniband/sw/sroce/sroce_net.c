@@ -355,9 +355,10 @@ static void sroce_loop_exit(void)
  * requester's and READ responses) count in qp->tx->inflight until the
  * stack frees them; no skb of ours is a zerocopy one in the stack's
  * sense (fragments hold page references, no ubuf_info), so the
- * destructor argument is free to carry the context. ACKs sent as requests arrive are not
- * paced: they are one per request packet or fewer. A packet whose route
- * is local goes to sroce_loop_deliver() instead of the stack.
+ * destructor argument is free to carry the context. ACKs sent as
+ * requests arrive are not paced: they are one per request packet or
+ * fewer. A packet whose route is local goes to sroce_loop_deliver()
+ * instead of the stack.
  */
 void sroce_xmit(struct sroce_qp *qp, struct sk_buff_head *list, bool paced)
 {
