@@ -37,14 +37,14 @@ check "icrc=table: crc32_le" test "$(icrc_impl)" = crc32_le
 rmmod rdma_sroce
 check_fails "icrc=bogus refused" modprobe rdma_sroce icrc=bogus
 
-# Zero-copy transmit (sroce_pkt.c): off by default, auto and on settable
+# Zero-copy transmit (sroce_pkt.c): auto by default, off and on settable
 # at load and at run time, nothing else.
 zc=/sys/module/rdma_sroce/parameters/zcopy
 modprobe rdma_sroce
-check "zcopy by default: off" test "$(cat $zc)" = off
-check "zcopy=auto at run time" bash -c "echo auto > $zc && [ \$(cat $zc) = auto ]"
+check "zcopy by default: auto" test "$(cat $zc)" = auto
+check "zcopy=off at run time" bash -c "echo off > $zc && [ \$(cat $zc) = off ]"
 check_fails "zcopy=bogus refused at run time" bash -c "echo bogus > $zc"
-check "zcopy unchanged by a refused value" test "$(cat $zc)" = auto
+check "zcopy unchanged by a refused value" test "$(cat $zc)" = off
 rmmod rdma_sroce
 modprobe rdma_sroce zcopy=on
 check "zcopy=on at load" test "$(cat $zc)" = on

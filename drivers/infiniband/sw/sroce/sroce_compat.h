@@ -9,6 +9,7 @@
 #define SROCE_COMPAT_H
 
 #include <linux/ipv6.h>
+#include <linux/skbuff.h>
 #include <rdma/ib_verbs.h>
 
 #include "sroce_compat_gen.h"
@@ -33,5 +34,22 @@ static inline void sroce_mark_name_assigned_by_user(struct ib_device *ibdev)
 	ib_mark_name_assigned_by_user(ibdev);
 #endif
 }
+
+/*
+ * A zerocopy ubuf_info's completion, called as each skb that holds it
+ * lets go (6.12 has it in a const ubuf_info_ops, 6.1 in the ubuf_info):
+ * SROCE_DEFINE_UBUF_OPS(name, done) defines what SROCE_UBUF_SET_OPS(u,
+ * name) gives ubuf_info @u.
+ */
+#ifdef SROCE_HAVE_UBUF_INFO_OPS
+#define SROCE_DEFINE_UBUF_OPS(name, done) \
+	static const struct ubuf_info_ops name = { .complete = (done) }
+#define SROCE_UBUF_SET_OPS(u, name)	((u)->ops = &(name))
+#else
+#define SROCE_DEFINE_UBUF_OPS(name, done) \
+	static void (*const name)(struct sk_buff *, struct ubuf_info *, \
+				  bool) = (done)
+#define SROCE_UBUF_SET_OPS(u, name)	((u)->callback = (name))
+#endif
 
 #endif /* SROCE_COMPAT_H */

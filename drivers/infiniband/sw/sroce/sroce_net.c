@@ -158,20 +158,7 @@ static struct dst_entry *sroce_route_qp(struct sroce_qp *qp,
 /* Transmit contexts alive: module exit waits for the last one */
 static atomic_t sroce_tx_ctxs = ATOMIC_INIT(0);
 
-int sroce_tx_ctx_create(struct sroce_qp *qp)
-{
-	struct sroce_tx_ctx *ctx = kzalloc(sizeof(*ctx), GFP_KERNEL);
-
-	if (!ctx)
-		return -ENOMEM;
-	refcount_set(&ctx->refs, 1);
-	RCU_INIT_POINTER(ctx->qp, qp);
-	atomic_inc(&sroce_tx_ctxs);
-	qp->tx = ctx;
-	return 0;
-}
-
-void sroce_tx_ctx_put(struct sroce_tx_ctx *ctx)
+static void sroce_tx_ctx_unref(struct sroce_tx_ctx *ctx)
 {
 	if (refcount_dec_and_test(&ctx->refs)) {
 		kfree(ctx);
@@ -180,9 +167,55 @@ void sroce_tx_ctx_put(struct sroce_tx_ctx *ctx)
 	}
 }
 
+static void sroce_ubuf_put(struct ubuf_info *ubuf)
+{
+	if (refcount_dec_and_test(&ubuf->refcnt))
+		sroce_tx_ctx_unref(container_of(ubuf, struct sroce_tx_ctx, ubuf));
+}
+
+/*
+ * A zerocopy packet lets go of its QP's ubuf_info: freed, or its
+ * fragments copied out (skb_orphan_frags()). The page references are the
+ * fragments' own, so there is nothing else to release. Any context but
+ * hard irq; a read-side section for module exit, as in sroce_tx_done().
+ */
+static void sroce_ubuf_done(struct sk_buff *skb, struct ubuf_info *ubuf,
+			    bool zerocopy_success)
+{
+	rcu_read_lock();
+	sroce_ubuf_put(ubuf);
+	rcu_read_unlock();
+}
+
+SROCE_DEFINE_UBUF_OPS(sroce_ubuf_ops, sroce_ubuf_done);
+
+int sroce_tx_ctx_create(struct sroce_qp *qp)
+{
+	struct sroce_tx_ctx *ctx = kzalloc(sizeof(*ctx), GFP_KERNEL);
+
+	if (!ctx)
+		return -ENOMEM;
+	SROCE_UBUF_SET_OPS(&ctx->ubuf, sroce_ubuf_ops);
+	refcount_set(&ctx->ubuf.refcnt, 1);
+	ctx->ubuf.flags = SKBFL_ZEROCOPY_FRAG;
+	refcount_set(&ctx->refs, 2);	/* the QP's, the ubuf's */
+	RCU_INIT_POINTER(ctx->qp, qp);
+	atomic_inc(&sroce_tx_ctxs);
+	qp->tx = ctx;
+	return 0;
+}
+
+/* The QP is done with its context (see sroce_tx_ctx_detach()). */
+void sroce_tx_ctx_put(struct sroce_tx_ctx *ctx)
+{
+	sroce_ubuf_put(&ctx->ubuf);
+	sroce_tx_ctx_unref(ctx);
+}
+
 /*
  * Module exit, once every device (so every QP) is gone: wait for the
- * packets the stack still holds, whose destructor is our code. Packets
+ * packets the stack still holds, whose destructor (and zerocopy
+ * completion, sroce_ubuf_done()) is our code. Packets
  * sent before the unload began hold a module reference (see
  * sroce_xmit()), so this waits only for those sent while the devices
  * were being torn down.
@@ -210,7 +243,8 @@ void sroce_tx_ctx_detach(struct sroce_qp *qp)
  */
 static void sroce_tx_done(struct sk_buff *skb)
 {
-	struct sroce_tx_ctx *ctx = skb_shinfo(skb)->destructor_arg;
+	struct sroce_tx_ctx *ctx = container_of(skb_shinfo(skb)->destructor_arg,
+						struct sroce_tx_ctx, ubuf);
 	int left = atomic_dec_return(&ctx->inflight);
 	struct sroce_qp *qp;
 
@@ -225,7 +259,7 @@ static void sroce_tx_done(struct sk_buff *skb)
 		if (qp)
 			queue_work(sroce_wq, &qp->work);
 	}
-	sroce_tx_ctx_put(ctx);
+	sroce_tx_ctx_unref(ctx);
 	if (!left)
 		module_put(THIS_MODULE);	/* taken by the first in flight */
 	rcu_read_unlock();
@@ -353,12 +387,12 @@ static void sroce_loop_exit(void)
  * softirq context; a packet we cannot route or the stack drops is lost
  * like on any wire, and the protocol retransmits it. @paced packets (the
  * requester's and READ responses) count in qp->tx->inflight until the
- * stack frees them; no skb of ours is a zerocopy one in the stack's
- * sense (fragments hold page references, no ubuf_info), so the
- * destructor argument is free to carry the context. ACKs sent as
- * requests arrive are not paced: they are one per request packet or
- * fewer. A packet whose route is local goes to sroce_loop_deliver()
- * instead of the stack.
+ * stack frees them; ACKs sent as requests arrive are not paced: they are
+ * one per request packet or fewer. A packet with fragments carries a
+ * user MR's pages (zero copy): it holds the QP's ubuf_info, which makes
+ * the stack copy the pages before it keeps the packet anywhere (struct
+ * sroce_tx_ctx); module exit waits for it too. A packet whose
+ * route is local goes to sroce_loop_deliver() instead of the stack.
  */
 void sroce_xmit(struct sroce_qp *qp, struct sk_buff_head *list, bool paced)
 {
@@ -401,12 +435,15 @@ void sroce_xmit(struct sroce_qp *qp, struct sk_buff_head *list, bool paced)
 			 */
 			if (atomic_inc_return(&ctx->inflight) == 1)
 				__module_get(THIS_MODULE);
-			skb_shinfo(skb)->destructor_arg = ctx;
+			skb_shinfo(skb)->destructor_arg = &ctx->ubuf;
 			skb->destructor = sroce_tx_done;
 		}
-		sroce_count(qp->sdev, SROCE_CNT_TX_PACKETS);
-		if (skb_is_nonlinear(skb))
+		if (skb_is_nonlinear(skb)) {
+			refcount_inc(&ctx->ubuf.refcnt);
+			skb_zcopy_init(skb, &ctx->ubuf);
 			sroce_count(qp->sdev, SROCE_CNT_TX_ZCOPY);
+		}
+		sroce_count(qp->sdev, SROCE_CNT_TX_PACKETS);
 		if (d->dev->flags & IFF_LOOPBACK) {
 			dst_release(d);
 			sroce_loop_deliver(qp->sdev, skb);

@@ -53,8 +53,19 @@ int sroce_net_open(udp_tunnel_encap_rcv_t udp_rcv,
 		   void (*loop_rcv)(struct sk_buff *skb));
 void sroce_net_close(void);
 
+/*
+ * The context also carries the QP's zerocopy ubuf_info: a packet whose
+ * payload is a user MR's pages (sroce_pkt_zcopy()) holds it, so that the
+ * stack copies those pages out (skb_orphan_frags()) wherever it would
+ * keep the packet beyond its transmission: a clone for a packet socket, a
+ * tun reader, a veth or bridge into another namespace, local delivery.
+ * Its refcnt counts the skbs that hold it plus one, the QP's; while it is
+ * above zero it holds one of refs. Every paced packet's destructor_arg
+ * is &ubuf, zerocopy or not.
+ */
 struct sroce_tx_ctx {
-	refcount_t		refs;		/* the QP's, one per packet */
+	struct ubuf_info	ubuf;
+	refcount_t		refs;		/* the QP's, the ubuf's, one per packet */
 	atomic_t		inflight;	/* paced packets held */
 	unsigned long		flags;		/* SROCE_TX_THROTTLED */
 	struct sroce_qp __rcu	*qp;		/* to wake; NULL once destroyed */

@@ -43,21 +43,27 @@
  * sent gets a packet whose ICRC fails, which the peer drops and the
  * requester resends.
  *
- * Off by default: these skbs carry no ubuf_info, so the stack does not
- * copy their fragments where it may hold a packet indefinitely (a tun
- * reader, a veth into another namespace, a packet socket's clone). Such a
- * holder reads the pages as they are when it reads, after the WQE
- * completed or the MR is gone. auto sends fragments where the netdev
- * gathers them itself (NETIF_F_SG); on one that does not, the stack would
- * copy each packet into a new linear skb, which costs more than our copy
- * (a virtio NIC whose host offers no checksum offload is one). on sends
- * them on any netdev (the tests, on such a NIC), off copies.
+ * Each such packet holds its QP's ubuf_info (struct sroce_tx_ctx), as
+ * MSG_ZEROCOPY's do: wherever the stack would keep a packet beyond its
+ * transmission (a clone for a packet socket, a tun reader, a veth or a
+ * bridge into another namespace, local delivery), it copies the pages
+ * out first (skb_orphan_frags()), so that no one reads them after the
+ * WQE completed. What still reads them late is a packet the device has
+ * not sent yet when the peer acknowledged an earlier copy of it: it
+ * leaves for that peer with whatever the pages hold then, and its ICRC,
+ * computed when it was built, no longer matches if they changed.
+ *
+ * auto (the default) sends fragments where the netdev gathers them
+ * itself (NETIF_F_SG); on one that does not, the stack would copy each
+ * packet into a new linear skb, which costs more than our copy (a virtio
+ * NIC whose host offers no checksum offload is one). on sends them on
+ * any netdev (the tests, on such a NIC), off copies.
  */
 #define SROCE_ZCOPY_MIN		256
 
 enum { SROCE_ZCOPY_OFF, SROCE_ZCOPY_AUTO, SROCE_ZCOPY_ON };
 static const char *const sroce_zcopy_names[] = { "off", "auto", "on" };
-static int sroce_zcopy_mode = SROCE_ZCOPY_OFF;
+static int sroce_zcopy_mode = SROCE_ZCOPY_AUTO;
 
 static int sroce_zcopy_set(const char *val, const struct kernel_param *kp)
 {
@@ -81,7 +87,7 @@ static const struct kernel_param_ops sroce_zcopy_ops = {
 };
 module_param_cb(zcopy, &sroce_zcopy_ops, NULL, 0644);
 MODULE_PARM_DESC(zcopy,
-		 "RC Sends and Writes from user MRs' pages as skb fragments, not copies: off (default), auto (where the netdev does scatter-gather), on");
+		 "RC Sends and Writes from user MRs' pages as skb fragments, not copies: off, auto (default: where the netdev does scatter-gather), on");
 
 bool sroce_pkt_zcopy(struct sroce_qp *qp, u32 payload_len)
 {

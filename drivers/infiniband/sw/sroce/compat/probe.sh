@@ -47,3 +47,11 @@ probe IB_MARK_NAME_ASSIGNED_BY_USER <<'P'
 void sroce_probe(struct ib_device *d);
 void sroce_probe(struct ib_device *d) { ib_mark_name_assigned_by_user(d); }
 P
+
+# 6.12 (not 6.1): a zerocopy ubuf_info's completion is in its ops,
+# a const struct ubuf_info_ops, not a callback of its own
+probe UBUF_INFO_OPS <<'P'
+#include <linux/skbuff.h>
+static void f(struct sk_buff *skb, struct ubuf_info *u, bool ok) { }
+const struct ubuf_info_ops sroce_probe_ops = { .complete = f };
+P
