@@ -11,8 +11,8 @@
 # table of medians and spreads with the sroce/rxe ratio per row: TCG
 # guests on a shared 2-core host are noisy; compare within one run.
 # BENCH_MTUS (default "1500 9000") and BENCH_REPEAT (rounds, default 5)
-# shape both parts, BENCH_IMPLS picks among sroce, sroce-zcopy (zero-copy
-# transmit, zcopy=auto), rxe and tcp (tools/bench/guest.sh). SROCE_NET=tap wires
+# shape both parts, BENCH_IMPLS picks among sroce, sroce-copy (zero-copy
+# transmit off, zcopy=off), rxe and tcp (tools/bench/guest.sh). SROCE_NET=tap wires
 # the guests' NICs with checksum, scatter-gather and segmentation offload,
 # as a cloud host's virtio NICs have (tools/testbed/vm.sh); the default
 # socket netdev has none of them.

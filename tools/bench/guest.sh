@@ -5,8 +5,8 @@
 # over sroce, then rdma_rxe, then kernel TCP, in the same boot; guest a
 # serves, guest b is the client and reports.
 #
-# BENCH_IMPLS (default "sroce rxe tcp"; also sroce-zcopy: sroce with
-# zero-copy transmit, zcopy=auto) picks what runs, BENCH_PARTS (default
+# BENCH_IMPLS (default "sroce rxe tcp"; also sroce-copy: sroce with
+# zero-copy transmit off, zcopy=off) picks what runs, BENCH_PARTS (default
 # "count time") the parts, each run at every
 # netdev MTU in BENCH_MTUS (default "1500 9000"):
 # count: each case at N and at 2N iterations between icount marks
@@ -167,21 +167,22 @@ run_parts() {
 }
 
 # has IMPL: is IMPL in BENCH_IMPLS (default: sroce rxe tcp)? sroce runs
-# with the module's defaults, sroce-zcopy with zero-copy transmit on
-# where the netdev gathers (zcopy=auto), for the comparison.
+# with the module's defaults (zcopy=auto: zero-copy transmit where the
+# netdev gathers), sroce-copy with every payload copied (zcopy=off), for
+# the comparison.
 has() {
 	case " ${BENCH_IMPLS:-sroce rxe tcp} " in *" $1 "*) ;; *) return 1 ;; esac
 }
 
-if has sroce || has sroce-zcopy; then
+if has sroce || has sroce-copy; then
 	dev=sroce0
 	rdma link add sroce0 type sroce netdev eth0
 	wait_for 30 bash -c "ibv_devinfo -v -d sroce0 | grep -q '::ffff:$SROCE_IP'"
 	! has sroce || run_parts sroce
-	if has sroce-zcopy; then
-		sroce_zcopy auto || exit 1
-		run_parts sroce-zcopy
+	if has sroce-copy; then
 		sroce_zcopy off || exit 1
+		run_parts sroce-copy
+		sroce_zcopy auto || exit 1
 	fi
 	sync_peer sroce-done
 	rdma link delete sroce0
