@@ -45,11 +45,6 @@ check "zcopy by default: auto" test "$(cat $zc)" = auto
 check "zcopy=off at run time" bash -c "echo off > $zc && [ \$(cat $zc) = off ]"
 check_fails "zcopy=bogus refused at run time" bash -c "echo bogus > $zc"
 check "zcopy unchanged by a refused value" test "$(cat $zc)" = off
-# Transmit batches: on by default, a bool settable at run time.
-gso=/sys/module/rdma_sroce/parameters/gso
-check "gso by default: Y" test "$(cat $gso)" = Y
-check "gso=0 at run time" bash -c "echo 0 > $gso && [ \$(cat $gso) = N ]"
-check_fails "gso=bogus refused" bash -c "echo bogus > $gso"
 rmmod rdma_sroce
 modprobe rdma_sroce zcopy=on
 check "zcopy=on at load" test "$(cat $zc)" = on

@@ -12,8 +12,7 @@
 # guests on a shared 2-core host are noisy; compare within one run.
 # BENCH_MTUS (default "1500 9000") and BENCH_REPEAT (rounds, default 5)
 # shape both parts, BENCH_IMPLS picks among sroce, sroce-copy (zero-copy
-# transmit off, zcopy=off), sroce-nogso (no transmit batching, gso=0), rxe
-# and tcp (tools/bench/guest.sh). SROCE_NET=tap wires
+# transmit off, zcopy=off), rxe and tcp (tools/bench/guest.sh). SROCE_NET=tap wires
 # the guests' NICs with checksum, scatter-gather and segmentation offload,
 # as a cloud host's virtio NICs have (tools/testbed/vm.sh); the default
 # socket netdev has none of them.

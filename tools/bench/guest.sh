@@ -6,8 +6,7 @@
 # serves, guest b is the client and reports.
 #
 # BENCH_IMPLS (default "sroce rxe tcp"; also sroce-copy: sroce with
-# zero-copy transmit off, zcopy=off; sroce-nogso: without transmit
-# batching, gso=0) picks what runs, BENCH_PARTS (default
+# zero-copy transmit off, zcopy=off) picks what runs, BENCH_PARTS (default
 # "count time") the parts, each run at every
 # netdev MTU in BENCH_MTUS (default "1500 9000"):
 # count: each case at N and at 2N iterations between icount marks
@@ -169,14 +168,13 @@ run_parts() {
 
 # has IMPL: is IMPL in BENCH_IMPLS (default: sroce rxe tcp)? sroce runs
 # with the module's defaults (zcopy=auto: zero-copy transmit where the
-# netdev gathers; gso=1: transmit batches), sroce-copy with every
-# payload copied (zcopy=off), sroce-nogso with each packet sent alone
-# (gso=0), for the comparison.
+# netdev gathers), sroce-copy with every payload copied (zcopy=off), for
+# the comparison.
 has() {
 	case " ${BENCH_IMPLS:-sroce rxe tcp} " in *" $1 "*) ;; *) return 1 ;; esac
 }
 
-if has sroce || has sroce-copy || has sroce-nogso; then
+if has sroce || has sroce-copy; then
 	dev=sroce0
 	rdma link add sroce0 type sroce netdev eth0
 	wait_for 30 bash -c "ibv_devinfo -v -d sroce0 | grep -q '::ffff:$SROCE_IP'"
@@ -185,11 +183,6 @@ if has sroce || has sroce-copy || has sroce-nogso; then
 		sroce_zcopy off || exit 1
 		run_parts sroce-copy
 		sroce_zcopy auto || exit 1
-	fi
-	if has sroce-nogso; then
-		echo 0 > /sys/module/rdma_sroce/parameters/gso || exit 1
-		run_parts sroce-nogso
-		echo 1 > /sys/module/rdma_sroce/parameters/gso || exit 1
 	fi
 	sync_peer sroce-done
 	rdma link delete sroce0

@@ -60,7 +60,6 @@ static const struct rdma_stat_desc sroce_counter_descs[] = {
 	[SROCE_CNT_MW_BINDS].name = "mw_binds",
 	[SROCE_CNT_TX_LOCAL].name = "tx_local_packets",
 	[SROCE_CNT_TX_ZCOPY].name = "tx_zcopy_packets",
-	[SROCE_CNT_TX_BATCHES].name = "tx_batches",
 	[SROCE_CNT_RX_DROP_LOOPBACK].name = "rx_drop_loopback",
 	[SROCE_CNT_RX_DROP_DEST].name = "rx_drop_ud_dest",
 };

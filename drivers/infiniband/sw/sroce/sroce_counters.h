@@ -61,7 +61,6 @@ enum sroce_counter {
 	SROCE_CNT_RX_DROP_LOOPBACK,	/* came through the stack's loopback */
 	SROCE_CNT_RX_DROP_DEST,		/* UD: not to a unicast address of ours */
 	SROCE_CNT_TX_ZCOPY,		/* payload sent from the MR's pages */
-	SROCE_CNT_TX_BATCHES,		/* GSO batches of packets sent */
 	SROCE_CNT_NR
 };
 

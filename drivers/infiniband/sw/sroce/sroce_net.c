@@ -271,24 +271,6 @@ static void sroce_tx_done(struct sk_buff *skb)
 }
 
 /*
- * The destructor of a paced packet on a batch's frag_list (see
- * sroce_xmit()). skb_segment_list() runs it as it splits the batch, after
- * pushing the link-layer header in front of the packet's IP header: the
- * packet lives on and is sent, so its count stays and its destructor
- * becomes sroce_tx_done(). Run with the data behind the IP header (at the
- * BTH, as sroce_batch_add() left it), the packet is being freed with its
- * batch, unsplit: dropped.
- */
-static void sroce_tx_done_batched(struct sk_buff *skb)
-{
-	if (skb_network_offset(skb) > 0) {
-		skb->destructor = sroce_tx_done;
-		return;
-	}
-	sroce_tx_done(skb);
-}
-
-/*
  * Packets to an address of this host (two QPs of one device, two devices
  * of one host, a device on lo) never enter the IP stack: they are
  * delivered here, so that the receive path can refuse every RoCE packet
@@ -406,126 +388,6 @@ static void sroce_loop_exit(void)
 }
 
 /*
- * Transmit batching: a connected QP's consecutive packets for one route
- * enter the IP stack as one skb, a UDP GSO one of the kind GRO builds for
- * forwarding (SKB_GSO_FRAGLIST): the first packet, whole, is its head,
- * and the others hang on its frag_list, each with its own IP and UDP
- * headers in front of its data. IP output, netfilter, the neighbour and
- * the qdisc see the batch once; when the device takes it, the kernel
- * splits it back into the packets as they were built (skb_segment_list():
- * each gets the head's link-layer header, nothing else is rewritten but
- * the IPv4 total length and header checksum, to the same values; the
- * IPv4 ID is left alone, SKB_GSO_TCP_FIXEDID): the wire, ICRCs included,
- * is byte for byte what sending them one by one gives, and the driver
- * gets them as one list (one doorbell).
- *
- * Only where that split is done in software: a device that offers UDP
- * segmentation or frag_list GSO itself (a NIC with USO, and every
- * software device that passes GSO on: veth, bridge, VLAN, bond) may cut
- * and number the packets its own way, so it gets them one by one. The
- * head's IPv4 total length covers the batch: at most 64 KiB - 1.
- */
-static bool sroce_gso = true;
-module_param_named(gso, sroce_gso, bool, 0644);
-MODULE_PARM_DESC(gso,
-		 "Hand a connected QP's consecutive packets to the IP stack as one GSO batch where the kernel splits it in software (default Y)");
-
-#define SROCE_GSO_MAX_LEN	0xffff
-#define SROCE_GSO_MAX_SEGS	64
-
-struct sroce_batch {
-	struct sk_buff		*head;	/* its route is set; NULL: empty */
-	struct sk_buff		*last;	/* last on the head's frag_list */
-	unsigned int		n;	/* packets */
-};
-
-/* May packets routed to @dev be batched (see above)? */
-static bool sroce_gso_dev(const struct net_device *dev)
-{
-	return READ_ONCE(sroce_gso) && !(dev->flags & IFF_LOOPBACK) &&
-	       !(READ_ONCE(dev->features) &
-		 (NETIF_F_GSO_UDP_L4 | NETIF_F_GSO_FRAGLIST));
-}
-
-/* Hand one packet, routed (@skb's dst set), or a batch's head, to IP. */
-static void sroce_ip_out(struct sk_buff *skb)
-{
-	if (skb->protocol == htons(ETH_P_IPV6)) {
-		memset(IP6CB(skb), 0, sizeof(*IP6CB(skb)));
-		ip6_local_out(&init_net, sroce_sock6->sk, skb);
-	} else {
-		memset(IPCB(skb), 0, sizeof(*IPCB(skb)));
-		ip_local_out(&init_net, sroce_sock4->sk, skb);
-	}
-}
-
-/* Bytes of @skb, whose data starts at its IP header, from its BTH on */
-static unsigned int sroce_udp_payload(const struct sk_buff *skb)
-{
-	return skb->len - skb_transport_offset(skb) - sizeof(struct udphdr);
-}
-
-/* Send batch @b: its head alone, or as the GSO skb of the whole batch. */
-static void sroce_batch_flush(struct sroce_dev *sdev, struct sroce_batch *b)
-{
-	struct sk_buff *head = b->head;
-	struct skb_shared_info *si;
-
-	if (!head)
-		return;
-	b->head = NULL;
-	if (b->n > 1) {
-		si = skb_shinfo(head);
-		si->gso_type = SKB_GSO_UDP_L4 | SKB_GSO_FRAGLIST;
-		if (head->protocol == htons(ETH_P_IP))
-			si->gso_type |= SKB_GSO_TCP_FIXEDID;
-		si->gso_segs = b->n;
-		/* the head's own packet: what skb_segment_list() keeps */
-		si->gso_size = skb_pagelen(head) - skb_transport_offset(head) -
-			       sizeof(struct udphdr);
-		/* UDP checksums are zero (sroce_pkt_seal()): nothing to do */
-		head->ip_summed = CHECKSUM_UNNECESSARY;
-		sroce_count(sdev, SROCE_CNT_TX_BATCHES);
-	}
-	sroce_ip_out(head);
-}
-
-/*
- * Add sealed packet @skb, routed by the batch head's route, to batch @b,
- * whose head shares its route: false if it does not fit (then the caller
- * flushes @b and starts a new one with @skb).
- */
-static bool sroce_batch_add(struct sroce_batch *b, struct sk_buff *skb)
-{
-	struct sk_buff *head = b->head;
-	unsigned int len = sroce_udp_payload(skb);
-
-	/*
-	 * Not a zero-copy packet: a clone of the batch (a mirred action in
-	 * front of the qdisc, say) copies out the head's pages, never the
-	 * frag_list's (skb_orphan_frags() looks at the head only).
-	 */
-	if (b->n >= SROCE_GSO_MAX_SEGS || skb->protocol != head->protocol ||
-	    head->len + len > SROCE_GSO_MAX_LEN || skb_is_nonlinear(skb))
-		return false;
-	/* data from the BTH on, its IP and UDP headers in front of it */
-	__skb_pull(skb, skb->len - len);
-	if (skb->destructor)
-		skb->destructor = sroce_tx_done_batched;
-	skb->next = NULL;
-	if (b->last)
-		b->last->next = skb;
-	else
-		skb_shinfo(head)->frag_list = skb;
-	b->last = skb;
-	head->len += len;
-	head->data_len += len;
-	head->truesize += skb->truesize;
-	b->n++;
-	return true;
-}
-
-/*
  * Send a batch of sealed packets. Called without qp->lock, in process or
  * softirq context; a packet we cannot route or the stack drops is lost
  * like on any wire, and the protocol retransmits it. @paced packets (the
@@ -534,16 +396,13 @@ static bool sroce_batch_add(struct sroce_batch *b, struct sk_buff *skb)
  * one per request packet or fewer. A packet with fragments carries a
  * user MR's pages (zero copy): it holds the QP's ubuf_info, which makes
  * the stack copy the pages before it keeps the packet anywhere (struct
- * sroce_tx_ctx); module exit waits for it too. A packet whose route is
- * local goes to sroce_loop_deliver() instead of the stack. A connected
- * QP's packets for one route leave in GSO batches where the device allows
- * (sroce_gso_dev()).
+ * sroce_tx_ctx); module exit waits for it too. A packet whose
+ * route is local goes to sroce_loop_deliver() instead of the stack.
  */
 void sroce_xmit(struct sroce_qp *qp, struct sk_buff_head *list, bool paced)
 {
 	bool connected = !sroce_qp_is_ud(qp);
 	struct sroce_tx_ctx *ctx = qp->tx;
-	struct sroce_batch batch = {};
 	struct dst_entry *dst = NULL;
 	struct sk_buff *skb;
 	u32 gen = 0;
@@ -559,7 +418,6 @@ void sroce_xmit(struct sroce_qp *qp, struct sk_buff_head *list, bool paced)
 		} else {
 			/* a batch is built for one path, or rarely two */
 			if (!dst || SROCE_SKB_CB(skb)->av_gen != gen) {
-				sroce_batch_flush(qp->sdev, &batch);
 				dst_release(dst);
 				gen = SROCE_SKB_CB(skb)->av_gen;
 				dst = sroce_route_qp(qp, skb);
@@ -597,25 +455,18 @@ void sroce_xmit(struct sroce_qp *qp, struct sk_buff_head *list, bool paced)
 			sroce_loop_deliver(qp->sdev, skb);
 			continue;
 		}
-		if (connected && sroce_gso_dev(d->dev)) {
-			/* d is dst: the batch's head holds one reference */
-			if (batch.head && sroce_batch_add(&batch, skb)) {
-				dst_release(d);
-				continue;
-			}
-			sroce_batch_flush(qp->sdev, &batch);
-			skb->dev = d->dev;
-			skb_dst_set(skb, d);
-			batch = (struct sroce_batch){ .head = skb, .n = 1 };
-			continue;
-		}
 		skb->dev = d->dev;
 		skb_dst_set(skb, d);
 		if (!connected && sroce_skb_mcast(skb))
 			sroce_loop_mcast(qp->sdev, skb);
-		sroce_ip_out(skb);
+		if (skb->protocol == htons(ETH_P_IPV6)) {
+			memset(IP6CB(skb), 0, sizeof(*IP6CB(skb)));
+			ip6_local_out(&init_net, sroce_sock6->sk, skb);
+		} else {
+			memset(IPCB(skb), 0, sizeof(*IPCB(skb)));
+			ip_local_out(&init_net, sroce_sock4->sk, skb);
+		}
 	}
-	sroce_batch_flush(qp->sdev, &batch);
 	dst_release(dst);
 	local_bh_enable();
 }
