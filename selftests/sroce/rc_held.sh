@@ -11,9 +11,8 @@
 # deleted and frees them.
 # Then the same with zero-copy packets (zcopy=on) held by netem at
 # 1 kbit/s, which runs a packet's destructor as it takes it
-# (skb_orphan()): the packets
-# still hold the module through their ubuf_info, so rmmod is refused
-# rather than left waiting for them.
+# (skb_orphan()): the packets still hold the module through their
+# ubuf_info, so rmmod is refused rather than left waiting for them.
 . "$(dirname "$0")/../lib.sh"
 
 PORT=18990

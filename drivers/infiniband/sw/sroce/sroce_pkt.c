@@ -264,8 +264,10 @@ int sroce_pkt_seal(const struct sroce_av *av, struct sk_buff *skb)
 			kfree_skb(skb);
 			return -ENOMEM;
 		}
-		/* pages other users map: writers must copy first */
-		skb_shinfo(skb)->flags |= SKBFL_SHARED_FRAG;
+		/*
+		 * Pages other users map: sroce_xmit() marks the skb
+		 * SKBFL_ZEROCOPY_FRAG (shared fragments, its QP's ubuf_info).
+		 */
 	}
 
 	__skb_push(skb, sizeof(*uh));
