@@ -119,9 +119,16 @@ struct sk_buff *sroce_pkt_new(struct sroce_qp *qp, struct sroce_hdrs *h,
 
 	if (len < 0)
 		return NULL;
-	/* from the BTH on: headers, payload, pad and ICRC; or no payload */
+	/*
+	 * From the BTH on: headers, payload, pad and ICRC; or no payload.
+	 * As a NIC driver allocates receive buffers: a packet's worth of a
+	 * per-CPU page fragment, not a 2 KiB kmalloc buffer that
+	 * init_on_alloc would zero whole for each packet; small heads
+	 * still come from kmalloc.
+	 */
 	room = payload ? len : len - payload_len;
-	skb = alloc_skb(head + room + ndev->needed_tailroom, GFP_ATOMIC);
+	skb = __netdev_alloc_skb(ndev, head + room + ndev->needed_tailroom,
+				 GFP_ATOMIC);
 	if (!skb)
 		return NULL;
 	skb_reserve(skb, head);
