@@ -343,6 +343,27 @@ static void sroce_loop_mcast_rcv(struct sroce_dev *sdev, struct sk_buff *skb,
 }
 
 /*
+ * A local packet lost for want of memory, counted as a transmit drop of
+ * the device that sent it (netdev @ifindex).
+ */
+static void sroce_loop_nomem(int ifindex)
+{
+	struct ib_device *ibdev = NULL;
+	struct net_device *ndev;
+
+	rcu_read_lock();
+	ndev = dev_get_by_index_rcu(&init_net, ifindex);
+	if (ndev)
+		ibdev = ib_device_get_by_netdev(ndev, RDMA_DRIVER_RXE);
+	rcu_read_unlock();
+	if (!ibdev)
+		return;
+	if (sroce_owns(ibdev))
+		sroce_count(to_sdev(ibdev), SROCE_CNT_TX_DROP);
+	ib_device_put(ibdev);
+}
+
+/*
  * The wire layer's local delivery queue: a packet to an address of this
  * host, or a multicast copy. Softirq. Frees @skb.
  */
@@ -353,6 +374,7 @@ static void sroce_loop_rcv(struct sk_buff *skb)
 
 	/* a packet whose payload the sender left in its MR's pages */
 	if (skb_linearize(skb)) {
+		sroce_loop_nomem(cb->ifindex);
 		kfree_skb(skb);
 		return;
 	}
