@@ -187,13 +187,13 @@ u8 sroce_rc_req_opcode(enum sroce_wr_kind kind, bool first, bool last)
 
 u32 sroce_msg_npkts(u64 len, u32 mtu)
 {
-	unsigned int shift = 0;
+	unsigned int shift;
 	u64 n;
 
 	if (!mtu || (mtu & (mtu - 1)))
 		return 0;
-	while ((1U << shift) != mtu)
-		shift++;
+	/* one instruction (tzcnt/bsf), where the loop took up to 32 rounds */
+	shift = (unsigned int)__builtin_ctz(mtu);
 
 	/* (len - 1) / mtu + 1 without a 64-bit division; len 0 is 1 packet */
 	if (!len)
