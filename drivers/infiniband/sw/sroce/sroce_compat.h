@@ -52,17 +52,4 @@ static inline void sroce_mark_name_assigned_by_user(struct ib_device *ibdev)
 #define SROCE_UBUF_SET_OPS(u, name)	((u)->callback = (name))
 #endif
 
-/* A page_frag_cache's page given back (6.12: page_frag_cache_drain()) */
-#ifdef SROCE_HAVE_PAGE_FRAG_CACHE_DRAIN
-#define sroce_page_frag_cache_drain(nc)	page_frag_cache_drain(nc)
-#else
-static inline void sroce_page_frag_cache_drain(struct page_frag_cache *nc)
-{
-	if (!nc->va)
-		return;
-	__page_frag_cache_drain(virt_to_head_page(nc->va), nc->pagecnt_bias);
-	nc->va = NULL;
-}
-#endif
-
 #endif /* SROCE_COMPAT_H */

@@ -32,7 +32,7 @@ static void sroce_resp_ack(struct sroce_qp *qp, struct sk_buff_head *out,
 	sroce_tx_ack_hdrs(ack, qp->dest_qpn, SROCE_DEFAULT_PKEY, &h);
 	skb = sroce_pkt_new(qp, &h, 0, &payload);
 	/* lost if either fails: the requester will time out and resend */
-	if (skb && !sroce_pkt_seal(qp, &qp->av, skb))
+	if (skb && !sroce_pkt_seal(&qp->av, skb))
 		__skb_queue_tail(out, skb);
 }
 
@@ -267,7 +267,7 @@ static int sroce_resp_read_build(struct sroce_qp *qp,
 		sroce_mr_copy(mr, rsp->va, payload, rsp->len, SROCE_FROM_MR);
 		sroce_mr_put(mr);
 	}
-	if (sroce_pkt_seal(qp, &qp->av, skb))
+	if (sroce_pkt_seal(&qp->av, skb))
 		return -ENOMEM;
 	__skb_queue_tail(out, skb);
 	return 0;

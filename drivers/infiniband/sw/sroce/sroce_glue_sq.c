@@ -145,7 +145,7 @@ static int sroce_req_build(struct sroce_qp *qp, const struct sroce_tx_req *tx,
 	}
 	if (tx->retransmit)
 		sroce_count(qp->sdev, SROCE_CNT_RETRANSMITS);
-	if (sroce_pkt_seal(qp, &qp->av, skb))
+	if (sroce_pkt_seal(&qp->av, skb))
 		return -ENOMEM;
 	__skb_queue_tail(out, skb);
 	return 0;

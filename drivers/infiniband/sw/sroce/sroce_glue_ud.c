@@ -91,7 +91,7 @@ static enum ib_wc_status sroce_ud_build(struct sroce_qp *qp,
 		}
 	}
 	/* lost like on the wire if sealing fails (it warns: no headroom) */
-	if (!sroce_pkt_seal(qp, av, skb))
+	if (!sroce_pkt_seal(av, skb))
 		__skb_queue_tail(out, skb);
 	return IB_WC_SUCCESS;
 }

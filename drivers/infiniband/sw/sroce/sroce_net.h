@@ -91,9 +91,7 @@ static inline const u8 *sroce_rx_payload(const struct sroce_rxpkt *rx)
 bool sroce_pkt_zcopy(struct sroce_qp *qp, u32 payload_len);
 struct sk_buff *sroce_pkt_new(struct sroce_qp *qp, struct sroce_hdrs *h,
 			      u32 payload_len, u8 **payload);
-int sroce_pkt_seal(struct sroce_qp *qp, const struct sroce_av *av,
-		   struct sk_buff *skb);
-void sroce_pkt_cache_drain(struct sroce_qp *qp);
+int sroce_pkt_seal(const struct sroce_av *av, struct sk_buff *skb);
 void sroce_xmit(struct sroce_qp *qp, struct sk_buff_head *list,
 		bool paced);
 

@@ -21,7 +21,6 @@
 
 #include "sroce/icrc.h"
 #include "sroce/opcode.h"
-#include "sroce_compat.h"
 #include "sroce.h"
 #include "sroce_net.h"
 #include "sroce_qp.h"
@@ -102,52 +101,6 @@ bool sroce_pkt_zcopy(struct sroce_qp *qp, u32 payload_len)
 }
 
 /*
- * The buffer of a packet @qp builds, @size bytes of data. A packet of a
- * connected QP (RC, UC) large enough that kmalloc would round it up to
- * 2 KiB (a 1024-byte payload with its headers and skb_shared_info is
- * about 1.5 KiB), all of which init_on_alloc zeroes for every packet,
- * is a fragment of the QP's own page cache instead, as NIC drivers take
- * their receive buffers: a page is zeroed once when the cache takes it,
- * so a packet pays for the bytes it uses, and there is no slab round
- * trip.
- *
- * Per QP, under its lock (every caller holds it), not the per-CPU
- * netdev caches: those toggle BH with the QP lock held on PREEMPT_RT,
- * and take __GFP_MEMALLOC when a swap-over-network socket exists. And
- * a held packet keeps its whole page (32 KiB) alive: a connected QP's
- * packets share a route, so they are held or freed together; a UD QP's
- * go wherever each work request says (a packet held in the neighbour
- * queue of an address that never answers, between packets that are
- * freed, would pin a page by itself), so UD packets stay kmalloc'ed.
- * Drained in sroce_pkt_cache_drain() when the QP goes.
- */
-static struct sk_buff *sroce_pkt_alloc(struct sroce_qp *qp, unsigned int size)
-{
-	unsigned int truesize = SKB_DATA_ALIGN(size) +
-				SKB_DATA_ALIGN(sizeof(struct skb_shared_info));
-	struct sk_buff *skb;
-	void *data;
-
-	if (size <= SKB_WITH_OVERHEAD(1024) || truesize > PAGE_SIZE ||
-	    (qp->ibqp.qp_type != IB_QPT_RC && qp->ibqp.qp_type != IB_QPT_UC))
-		return alloc_skb(size, GFP_ATOMIC);
-	lockdep_assert_held(&qp->lock);
-	data = page_frag_alloc(&qp->frag, truesize, GFP_ATOMIC);
-	if (!data)
-		return NULL;
-	skb = build_skb(data, truesize);
-	if (!skb)
-		page_frag_free(data);
-	return skb;
-}
-
-/* The QP builds no more packets: its page cache's last page goes. */
-void sroce_pkt_cache_drain(struct sroce_qp *qp)
-{
-	sroce_page_frag_cache_drain(&qp->frag);
-}
-
-/*
  * A new packet for @qp: room for every header, BTH and extension headers
  * written from @h (PadCnt computed). With @payload, the skb holds
  * @payload_len more bytes, *@payload pointing at them for the caller to
@@ -168,7 +121,7 @@ struct sk_buff *sroce_pkt_new(struct sroce_qp *qp, struct sroce_hdrs *h,
 		return NULL;
 	/* from the BTH on: headers, payload, pad and ICRC; or no payload */
 	room = payload ? len : len - payload_len;
-	skb = sroce_pkt_alloc(qp, head + room + ndev->needed_tailroom);
+	skb = alloc_skb(head + room + ndev->needed_tailroom, GFP_ATOMIC);
 	if (!skb)
 		return NULL;
 	skb_reserve(skb, head);
@@ -192,11 +145,10 @@ struct sk_buff *sroce_pkt_new(struct sroce_qp *qp, struct sroce_hdrs *h,
 
 /*
  * A fragment packet's pad and ICRC bytes, zeroed, as its last fragment
- * (a small piece of @qp's page cache, sroce_pkt_alloc()). Returns where
- * the bytes are, NULL if out of memory.
+ * (a small piece of a per-CPU page, as drivers take receive buffers).
+ * Returns where the bytes are, NULL if out of memory.
  */
-static u8 *sroce_pkt_trailer(struct sroce_qp *qp, struct sk_buff *skb,
-			     unsigned int len)
+static u8 *sroce_pkt_trailer(struct sk_buff *skb, unsigned int len)
 {
 	int i = skb_shinfo(skb)->nr_frags;
 	struct page *page;
@@ -204,9 +156,7 @@ static u8 *sroce_pkt_trailer(struct sroce_qp *qp, struct sk_buff *skb,
 
 	if (i >= MAX_SKB_FRAGS)
 		return NULL;
-	/* cache-line multiples keep the next packet's head aligned */
-	lockdep_assert_held(&qp->lock);
-	p = page_frag_alloc(&qp->frag, SKB_DATA_ALIGN(len), GFP_ATOMIC);
+	p = netdev_alloc_frag(len);
 	if (!p)
 		return NULL;
 	memset(p, 0, len);
@@ -294,8 +244,7 @@ static void sroce_push_ipv6(const struct sroce_av *av, struct sk_buff *skb)
  * whose payload is in fragments gets its pad and ICRC as one more.
  * -ENOMEM (@skb freed) if that cannot be had.
  */
-int sroce_pkt_seal(struct sroce_qp *qp, const struct sroce_av *av,
-		   struct sk_buff *skb)
+int sroce_pkt_seal(const struct sroce_av *av, struct sk_buff *skb)
 {
 	unsigned int trailer = SROCE_SKB_CB(skb)->trailer;
 	unsigned int net = sizeof(struct udphdr) +
@@ -310,7 +259,7 @@ int sroce_pkt_seal(struct sroce_qp *qp, const struct sroce_av *av,
 		return -ENOMEM;
 	}
 	if (skb_is_nonlinear(skb)) {
-		tail = sroce_pkt_trailer(qp, skb, trailer);
+		tail = sroce_pkt_trailer(skb, trailer);
 		if (!tail) {
 			kfree_skb(skb);
 			return -ENOMEM;

@@ -127,7 +127,6 @@ struct sroce_qp {
 	struct rdma_ah_attr	ah_attr;
 	struct sroce_av		av;
 	struct sroce_route	route;		/* of av, for the transmit path */
-	struct page_frag_cache	frag;		/* copied packets, sroce_pkt.c */
 	struct list_head	mca_list;	/* its group attachments; mcg_lock */
 
 	/* Requester and completer: the engine, and the WQE copies. */

@@ -482,7 +482,6 @@ int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	del_timer_sync(&qp->rnr_timer);
 	cancel_work_sync(&qp->work);
 	sroce_tx_ctx_put(qp->tx);
-	sroce_pkt_cache_drain(qp);
 
 	sroce_qp_free_queues(qp);
 	sroce_route_release(&qp->route);
