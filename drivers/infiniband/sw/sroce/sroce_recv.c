@@ -342,19 +342,24 @@ static void sroce_loop_mcast_rcv(struct sroce_dev *sdev, struct sk_buff *skb,
 	sroce_mcast_loopback(sdev, skb);
 }
 
+/* The RDMA device of netdev @ifindex, referenced, or NULL. RCU held. */
+static struct ib_device *sroce_ifindex_device(int ifindex)
+{
+	struct net_device *ndev = dev_get_by_index_rcu(&init_net, ifindex);
+
+	return ndev ? ib_device_get_by_netdev(ndev, RDMA_DRIVER_RXE) : NULL;
+}
+
 /*
  * A local packet lost for want of memory, counted as a transmit drop of
  * the device that sent it (netdev @ifindex).
  */
 static void sroce_loop_nomem(int ifindex)
 {
-	struct ib_device *ibdev = NULL;
-	struct net_device *ndev;
+	struct ib_device *ibdev;
 
 	rcu_read_lock();
-	ndev = dev_get_by_index_rcu(&init_net, ifindex);
-	if (ndev)
-		ibdev = ib_device_get_by_netdev(ndev, RDMA_DRIVER_RXE);
+	ibdev = sroce_ifindex_device(ifindex);
 	rcu_read_unlock();
 	if (!ibdev)
 		return;
@@ -379,12 +384,8 @@ static void sroce_loop_rcv(struct sk_buff *skb)
 		return;
 	}
 	if (cb->mcast_ifindex) {
-		struct net_device *ndev;
-
 		rcu_read_lock();
-		ndev = dev_get_by_index_rcu(&init_net, cb->ifindex);
-		ibdev = ndev ? ib_device_get_by_netdev(ndev, RDMA_DRIVER_RXE) :
-			       NULL;
+		ibdev = sroce_ifindex_device(cb->ifindex);
 		if (ibdev && sroce_owns(ibdev))
 			sroce_loop_mcast_rcv(to_sdev(ibdev), skb,
 					     cb->mcast_ifindex);
