@@ -60,6 +60,7 @@ static const struct rdma_stat_desc sroce_counter_descs[] = {
 	[SROCE_CNT_MW_BINDS].name = "mw_binds",
 	[SROCE_CNT_TX_LOCAL].name = "tx_local_packets",
 	[SROCE_CNT_TX_ZCOPY].name = "tx_zcopy_packets",
+	[SROCE_CNT_TX_ZCOPY_OVER_LIMIT].name = "tx_zcopy_over_memlock",
 	[SROCE_CNT_RX_DROP_LOOPBACK].name = "rx_drop_loopback",
 	[SROCE_CNT_RX_DROP_DEST].name = "rx_drop_ud_dest",
 };

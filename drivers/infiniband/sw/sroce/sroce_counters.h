@@ -61,6 +61,7 @@ enum sroce_counter {
 	SROCE_CNT_RX_DROP_LOOPBACK,	/* came through the stack's loopback */
 	SROCE_CNT_RX_DROP_DEST,		/* UD: not to a unicast address of ours */
 	SROCE_CNT_TX_ZCOPY,		/* payload sent from the MR's pages */
+	SROCE_CNT_TX_ZCOPY_OVER_LIMIT,	/* copied: owner's memlock reached */
 	SROCE_CNT_NR
 };
 

@@ -51,11 +51,12 @@ static bool sroce_req_take(struct sroce_qp *qp, unsigned int *res)
 
 	/*
 	 * Only what the producer index says is posted beyond the entries we
-	 * hold: a process moving it backwards must not make us wrap onto
-	 * WQEs still in flight.
+	 * hold, completed or not (sroce_sq_report()): a process moving it
+	 * backwards must not make us wrap onto WQEs still in flight, or
+	 * acknowledged but not yet reported.
 	 */
 	if (!sroce_sq_room(e) ||
-	    e->fetch - e->comp >= ((prod - e->comp) & mask))
+	    e->fetch - qp->sq_done >= ((prod - qp->sq_done) & mask))
 		return false;
 	st = sroce_wqe_fetch_rc(qp, idx);
 	if (st != IB_WC_SUCCESS) {
@@ -78,8 +79,12 @@ static bool sroce_req_take(struct sroce_qp *qp, unsigned int *res)
 
 /*
  * The request packet @tx with its payload as page fragments of the
- * WQE's user MRs. NULL where it cannot be: *@err is 0 when the payload
- * may be copied instead, -ENOMEM, or -EACCES for an lkey that fails.
+ * WQE's user MRs, holding the WQE's ubuf_info (sroce_tx_zc_attach()).
+ * NULL where it cannot be: *@err is 0 when the payload may be copied
+ * instead, -ENOMEM, or -EACCES for an lkey that fails. A payload of
+ * fewer than SROCE_ZCOPY_PER_PAGE bytes per page it would pin is
+ * copied, and so is one whose pages are over the owner's locked memory
+ * limit.
  */
 static struct sk_buff *sroce_req_build_zcopy(struct sroce_qp *qp,
 					     const struct sroce_tx_req *tx,
@@ -87,6 +92,7 @@ static struct sk_buff *sroce_req_build_zcopy(struct sroce_qp *qp,
 					     struct sroce_hdrs *h, int *err)
 {
 	struct sk_buff *skb = sroce_pkt_new(qp, h, tx->len, NULL);
+	u32 pages;
 
 	if (!skb) {
 		*err = -ENOMEM;
@@ -94,10 +100,14 @@ static struct sk_buff *sroce_req_build_zcopy(struct sroce_qp *qp,
 	}
 	*err = sroce_wqe_sge_frags(qp, w->data, w->num_sge, tx->off, tx->len,
 				   skb);
-	if (!*err)
-		return skb;
+	pages = skb_shinfo(skb)->nr_frags;
+	if (!*err && tx->len >= pages * SROCE_ZCOPY_PER_PAGE) {
+		if (sroce_tx_zc_attach(qp->tx, tx->idx, skb, pages))
+			return skb;
+		sroce_count(qp->sdev, SROCE_CNT_TX_ZCOPY_OVER_LIMIT);
+	}
 	kfree_skb(skb);
-	*err = *err == -EOPNOTSUPP || *err == -EMSGSIZE ? 0 : -EACCES;
+	*err = !*err || *err == -EOPNOTSUPP || *err == -EMSGSIZE ? 0 : -EACCES;
 	return NULL;
 }
 
@@ -251,10 +261,43 @@ static void sroce_sq_wc(struct sroce_qp *qp, u32 idx, enum ib_wc_status st)
 	sroce_qp_post_cqe(qp, qp->scq, &wc, false);
 }
 
-static void sroce_sq_release(struct sroce_qp *qp)
+/*
+ * Report the WQEs the engine completed, [sq_done, comp), in queue order,
+ * and give their slots back to the ring: each only once no zero-copy
+ * packet reads its buffers any more, however early the peer acknowledged
+ * it (the verbs promise the application its buffers back at completion).
+ * One still read stops the walk; the packet that lets go of it last
+ * wakes the QP (sroce_qp_work()), which calls this again. Flushed WQEs
+ * wait their turn the same way. qp->lock held.
+ */
+static void sroce_sq_report(struct sroce_qp *qp)
 {
-	qp->sq.own = qp->sq_eng.comp & qp->sq.index_mask;
+	u32 mask = qp->sq.index_mask;
+	u32 done = qp->sq_done;
+
+	/* the engine never completes what was not taken after sq_done */
+	if (WARN_ON_ONCE(qp->sq_eng.comp - done > mask + 1))
+		return;
+	while (done != qp->sq_eng.comp && !sroce_tx_zc_busy(qp->tx, done)) {
+		u8 st = qp->swqe[done & mask].status;
+
+		if (st != IB_WC_SUCCESS || qp->sig_all ||
+		    (qp->wqe[done & mask].flags & SROCE_WQE_SIGNALED))
+			sroce_sq_wc(qp, done, st);
+		done++;
+	}
+	if (done == qp->sq_done)
+		return;
+	qp->sq_done = done;
+	qp->sq.own = done & mask;
 	sroce_queue_set_consumer(&qp->sq, qp->sq.own);
+}
+
+/* The QP was woken: report what its zero-copy packets held. qp->lock held. */
+void sroce_glue_sq_reap(struct sroce_qp *qp)
+{
+	if (!sroce_qp_is_ud(qp))
+		sroce_sq_report(qp);
 }
 
 /*
@@ -267,13 +310,11 @@ unsigned int sroce_glue_sq_apply(struct sroce_qp *qp, u32 comp_before,
 	struct sroce_sq_eng *e = &qp->sq_eng;
 	u32 i;
 
-	for (i = comp_before; i != e->comp; i++) {
-		if (qp->sig_all ||
-		    (qp->wqe[i & qp->sq.index_mask].flags & SROCE_WQE_SIGNALED))
-			sroce_sq_wc(qp, i, IB_WC_SUCCESS);
+	if (comp_before != e->comp) {
+		for (i = comp_before; i != e->comp; i++)
+			qp->swqe[i & qp->sq.index_mask].status = IB_WC_SUCCESS;
+		sroce_sq_report(qp);
 	}
-	if (comp_before != e->comp)
-		sroce_sq_release(qp);
 	if (act->events)
 		sroce_count_events(qp->sdev, act->events);
 	if (act->drained)
@@ -319,7 +360,9 @@ unsigned int sroce_glue_sq_apply(struct sroce_qp *qp, u32 comp_before,
 /*
  * In the error state every WQE not completed and every one still in the
  * ring completes: the failed one with its status, the rest flushed, in
- * queue order. qp->lock held.
+ * queue order, after those completed before (sroce_sq_report()). Those
+ * never taken are read from the ring once, into their slots. qp->lock
+ * held.
  */
 void sroce_glue_sq_flush(struct sroce_qp *qp)
 {
@@ -334,26 +377,23 @@ void sroce_glue_sq_flush(struct sroce_qp *qp)
 	del_timer(&qp->retrans_timer);
 	del_timer(&qp->rnr_timer);
 	for (i = e->comp; i != e->fetch; i++)
-		sroce_sq_wc(qp, i, e->err_set && i == e->err_idx ?
-				   e->err_status : IB_WC_WR_FLUSH_ERR);
+		qp->swqe[i & mask].status =
+			e->err_set && i == e->err_idx ? e->err_status :
+							IB_WC_WR_FLUSH_ERR;
 	/* Then what is posted but was never taken: straight from the ring */
-	posted = (sroce_queue_producer(&qp->sq) - e->comp) & mask;
-	for (i = e->fetch - e->comp; i < posted; i++) {
+	posted = (sroce_queue_producer(&qp->sq) - qp->sq_done) & mask;
+	for (i = e->fetch - qp->sq_done; i < posted; i++) {
 		const struct rxe_send_wqe *w =
-			sroce_queue_slot(&qp->sq, e->comp + i);
-		struct ib_wc wc = {
-			.wr_id = READ_ONCE(w->wr.wr_id),
-			.status = IB_WC_WR_FLUSH_ERR,
-			.opcode = sroce_wqe_wc_opcode(READ_ONCE(w->wr.opcode)),
-			.qp = &qp->ibqp,
-			.port_num = SROCE_PORT,
-		};
+			sroce_queue_slot(&qp->sq, qp->sq_done + i);
+		struct sroce_swqe *sw = &qp->swqe[(qp->sq_done + i) & mask];
 
-		sroce_qp_post_cqe(qp, qp->scq, &wc, false);
+		sw->wr_id = READ_ONCE(w->wr.wr_id);
+		sw->opcode = READ_ONCE(w->wr.opcode);
+		sw->status = IB_WC_WR_FLUSH_ERR;
 		e->fetch++;
 	}
 	sroce_sq_flushed(e);
-	sroce_sq_release(qp);
+	sroce_sq_report(qp);
 }
 
 /*

@@ -201,7 +201,11 @@ void sroce_mr_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 len,
  * @skb as fragments of @mr's pinned pages, one page reference each, which
  * the skb drops when the stack frees it: deregistration may unpin the
  * pages meanwhile, they stay allocated. A fragment continuing the last
- * one in its page widens it. Leaves @max_frags slots at most in use.
+ * one in its page widens it. Each fragment adds a whole page to the
+ * skb's truesize, what it pins, whatever bytes of it the packet carries:
+ * queues that bound themselves by truesize (a neighbour waiting for its
+ * address) then bound the pinned memory too. Leaves @max_frags slots at
+ * most in use.
  * -EOPNOTSUPP if @mr is not a user MR, -EMSGSIZE if the slots run out
  * (then some fragments may have been added: the caller drops the skb).
  */
@@ -225,10 +229,10 @@ int sroce_mr_frags(struct sroce_mr *mr, u64 iova, u32 len,
 				return -EMSGSIZE;
 			get_page(page);
 			skb_fill_page_desc(skb, i, page, in_page, n);
+			skb->truesize += PAGE_SIZE;
 		}
 		skb->len += n;
 		skb->data_len += n;
-		skb->truesize += n;
 		off += n;
 		len -= n;
 	}

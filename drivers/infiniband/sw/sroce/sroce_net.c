@@ -12,10 +12,11 @@
  * headers and ICRC included, by sroce_pkt.c) through the IP output path
  * with a route cached per QP, or, to an address of this host, to the
  * receive entry point through a per-CPU queue: no process can imitate
- * those. Transmit pacing (struct sroce_tx_ctx) and the QPs' routes are
- * here too. What arrives, on the sockets or the queue, goes to the two
- * functions the receive entry point gives sroce_net_open()
- * (sroce_recv.c); nothing here looks into a received packet.
+ * those. The QPs' routes are here too; what packets hold once sent
+ * (pacing, zero copy) is sroce_tx.c's. What arrives, on the sockets or
+ * the queue, goes to the two functions the receive entry point gives
+ * sroce_net_open() (sroce_recv.c); nothing here looks into a received
+ * packet.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -24,7 +25,6 @@
 #include <linux/ip.h>
 #include <linux/skbuff.h>
 #include <linux/udp.h>
-#include <linux/wait_bit.h>
 #include <net/addrconf.h>
 #include <net/ip.h>
 #include <net/ip6_fib.h>
@@ -155,121 +155,6 @@ static struct dst_entry *sroce_route_qp(struct sroce_qp *qp,
 	return dst;
 }
 
-/* Transmit contexts alive: module exit waits for the last one */
-static atomic_t sroce_tx_ctxs = ATOMIC_INIT(0);
-
-static void sroce_tx_ctx_unref(struct sroce_tx_ctx *ctx)
-{
-	if (refcount_dec_and_test(&ctx->refs)) {
-		kfree(ctx);
-		if (atomic_dec_and_test(&sroce_tx_ctxs))
-			wake_up_var(&sroce_tx_ctxs);
-	}
-}
-
-static void sroce_ubuf_put(struct ubuf_info *ubuf)
-{
-	if (refcount_dec_and_test(&ubuf->refcnt))
-		sroce_tx_ctx_unref(container_of(ubuf, struct sroce_tx_ctx, ubuf));
-}
-
-/*
- * A zerocopy packet lets go of its QP's ubuf_info: freed, or its
- * fragments copied out (skb_orphan_frags()). The page references are the
- * fragments' own, so there is nothing else to release. Any context but
- * hard irq; a read-side section for module exit, as in sroce_tx_done().
- * Each such packet holds the module too: its destructor, which drops the
- * pacing's hold, may run long before (skb_orphan() in a qdisc that
- * delays packets, or a tunnel waiting for its handshake), and rmmod must
- * then fail, not wait for this.
- */
-static void sroce_ubuf_done(struct sk_buff *skb, struct ubuf_info *ubuf,
-			    bool zerocopy_success)
-{
-	rcu_read_lock();
-	sroce_ubuf_put(ubuf);
-	module_put(THIS_MODULE);	/* taken in sroce_xmit() */
-	rcu_read_unlock();
-}
-
-SROCE_DEFINE_UBUF_OPS(sroce_ubuf_ops, sroce_ubuf_done);
-
-int sroce_tx_ctx_create(struct sroce_qp *qp)
-{
-	struct sroce_tx_ctx *ctx = kzalloc(sizeof(*ctx), GFP_KERNEL);
-
-	if (!ctx)
-		return -ENOMEM;
-	SROCE_UBUF_SET_OPS(&ctx->ubuf, sroce_ubuf_ops);
-	refcount_set(&ctx->ubuf.refcnt, 1);
-	ctx->ubuf.flags = SKBFL_ZEROCOPY_FRAG;
-	refcount_set(&ctx->refs, 2);	/* the QP's, the ubuf's */
-	RCU_INIT_POINTER(ctx->qp, qp);
-	atomic_inc(&sroce_tx_ctxs);
-	qp->tx = ctx;
-	return 0;
-}
-
-/* The QP is done with its context (see sroce_tx_ctx_detach()). */
-void sroce_tx_ctx_put(struct sroce_tx_ctx *ctx)
-{
-	sroce_ubuf_put(&ctx->ubuf);
-	sroce_tx_ctx_unref(ctx);
-}
-
-/*
- * Module exit, once every device (so every QP) is gone: wait for the
- * packets the stack still holds, whose destructor (and zerocopy
- * completion, sroce_ubuf_done()) is our code. Packets
- * sent before the unload began hold a module reference (see
- * sroce_xmit()), so this waits only for those sent while the devices
- * were being torn down.
- */
-void sroce_tx_ctx_wait_all(void)
-{
-	wait_var_event(&sroce_tx_ctxs, !atomic_read(&sroce_tx_ctxs));
-	synchronize_rcu();	/* the last destructor has left our code */
-}
-
-/*
- * The QP is going away: its packets' destructors stop waking it. The
- * caller waits for an RCU grace period before it cancels the QP's work,
- * then drops the QP's reference with sroce_tx_ctx_put().
- */
-void sroce_tx_ctx_detach(struct sroce_qp *qp)
-{
-	RCU_INIT_POINTER(qp->tx->qp, NULL);
-}
-
-/*
- * The stack is done with one of a QP's paced packets: sent, or dropped.
- * Wakes the QP if it waits for room (sroce_qp_run()). Any context but
- * hard irq.
- */
-static void sroce_tx_done(struct sk_buff *skb)
-{
-	struct sroce_tx_ctx *ctx = container_of(skb_shinfo(skb)->destructor_arg,
-						struct sroce_tx_ctx, ubuf);
-	int left = atomic_dec_return(&ctx->inflight);
-	struct sroce_qp *qp;
-
-	/*
-	 * A read-side section to the end, so that module exit's grace
-	 * period waits for us to leave this code (see sroce_exit()).
-	 */
-	rcu_read_lock();
-	if (left <= SROCE_TX_LOW &&
-	    test_and_clear_bit(SROCE_TX_THROTTLED, &ctx->flags)) {
-		qp = rcu_dereference(ctx->qp);
-		if (qp)
-			queue_work(sroce_wq, &qp->work);
-	}
-	sroce_tx_ctx_unref(ctx);
-	if (!left)
-		module_put(THIS_MODULE);	/* taken by the first in flight */
-	rcu_read_unlock();
-}
-
 /*
  * Packets to an address of this host (two QPs of one device, two devices
  * of one host, a device on lo) never enter the IP stack: they are
@@ -325,7 +210,13 @@ static void sroce_loop_queue(struct sroce_dev *sdev, struct sk_buff *skb)
 	tasklet_schedule(&l->tasklet);
 }
 
-/* BHs off: queue a packet for a local address, as the wire would. */
+/*
+ * BHs off: queue a packet for a local address, as the wire would. A
+ * zero-copy packet waits with its fragments: the receiving side reads
+ * the sender's pages when it takes the packet (skb_linearize() in
+ * sroce_loop_rcv()), which lets go of them, and the sending WQE's
+ * completion waits until then (struct sroce_zc).
+ */
 static void sroce_loop_deliver(struct sroce_dev *sdev, struct sk_buff *skb)
 {
 	sroce_count(sdev, SROCE_CNT_TX_LOCAL);
@@ -393,16 +284,15 @@ static void sroce_loop_exit(void)
  * like on any wire, and the protocol retransmits it. @paced packets (the
  * requester's and READ responses) count in qp->tx->inflight until the
  * stack frees them; ACKs sent as requests arrive are not paced: they are
- * one per request packet or fewer. A packet with fragments carries a
- * user MR's pages (zero copy): it holds the QP's ubuf_info, which makes
- * the stack copy the pages before it keeps the packet anywhere (struct
- * sroce_tx_ctx); module exit waits for it too. A packet whose
+ * one per request packet or fewer (sroce_tx.c). A zero-copy packet
+ * holds its WQE's ubuf_info since it was built (struct sroce_zc), which
+ * makes the stack copy the pages before it keeps the packet anywhere,
+ * and the WQE's completion wait until it lets go of them. A packet whose
  * route is local goes to sroce_loop_deliver() instead of the stack.
  */
 void sroce_xmit(struct sroce_qp *qp, struct sk_buff_head *list, bool paced)
 {
 	bool connected = !sroce_qp_is_ud(qp);
-	struct sroce_tx_ctx *ctx = qp->tx;
 	struct dst_entry *dst = NULL;
 	struct sk_buff *skb;
 	u32 gen = 0;
@@ -429,26 +319,10 @@ void sroce_xmit(struct sroce_qp *qp, struct sk_buff_head *list, bool paced)
 			kfree_skb(skb);
 			continue;
 		}
-		if (paced) {
-			refcount_inc(&ctx->refs);
-			/*
-			 * While a QP has packets in the stack, the module
-			 * stays: their destructor is our code. A QP with
-			 * none pins nothing, so the MAD layer's QP1, which
-			 * lives as long as its device, does not keep
-			 * rmmod from tearing the devices down.
-			 */
-			if (atomic_inc_return(&ctx->inflight) == 1)
-				__module_get(THIS_MODULE);
-			skb_shinfo(skb)->destructor_arg = &ctx->ubuf;
-			skb->destructor = sroce_tx_done;
-		}
-		if (skb_is_nonlinear(skb)) {
-			__module_get(THIS_MODULE);
-			refcount_inc(&ctx->ubuf.refcnt);
-			skb_zcopy_init(skb, &ctx->ubuf);
+		if (paced)
+			sroce_tx_paced(qp->tx, skb);
+		if (skb_zcopy(skb))
 			sroce_count(qp->sdev, SROCE_CNT_TX_ZCOPY);
-		}
 		sroce_count(qp->sdev, SROCE_CNT_TX_PACKETS);
 		if (d->dev->flags & IFF_LOOPBACK) {
 			dst_release(d);

@@ -33,6 +33,8 @@ struct sroce_route;
 #define SROCE_TX_HIGH		128
 #define SROCE_TX_LOW		32
 #define SROCE_TX_THROTTLED	0
+/* A send WQE's completion waits for its zero-copy packets (sroce_zc) */
+#define SROCE_TX_ZC_WAIT	1
 
 /* What a built packet carries to sroce_xmit() in skb->cb */
 struct sroce_skb_cb {
@@ -54,25 +56,58 @@ int sroce_net_open(udp_tunnel_encap_rcv_t udp_rcv,
 void sroce_net_close(void);
 
 /*
- * The context also carries the QP's zerocopy ubuf_info: a packet whose
- * payload is a user MR's pages (sroce_pkt_zcopy()) holds it, so that the
- * stack copies those pages out (skb_orphan_frags()) wherever it would
- * keep the packet beyond its transmission: a clone for a packet socket, a
- * tun reader, a veth or bridge into another namespace, local delivery.
- * Its refcnt counts the skbs that hold it plus one, the QP's; while it is
- * above zero it holds one of refs. Every paced packet's destructor_arg
- * is &ubuf, zerocopy or not.
+ * Zero-copy transmit keeps the verbs contract: a send WQE completes only
+ * once no packet of the stack reads its buffers any more. Each SQ slot of
+ * an RC QP has a zerocopy ubuf_info; a packet whose payload is a user
+ * MR's pages (sroce_pkt_zcopy()) holds its WQE's, so that
+ *  - wherever the stack would keep the packet beyond its transmission (a
+ *    clone for a packet socket, a tun reader, a veth or bridge into
+ *    another namespace), it copies the pages out first
+ *    (skb_orphan_frags());
+ *  - the ubuf_info's refcnt counts the packets (and clones of their
+ *    data) that still read the pages: sent, dropped, linearised or
+ *    copied out, each lets go, and the completer reports the WQE only
+ *    when none is left (sroce_tx_zc_busy()), however early the peer
+ *    acknowledged it. The last one wakes the QP if it waits
+ *    (SROCE_TX_ZC_WAIT).
+ * A slot's refcnt is 0 while no packet holds it; from 0 to 1 (under
+ * qp->lock, as packets are built) it takes a hold on the context, which
+ * it gives back when it drops to 0 again. The pages such packets pin are
+ * charged to the QP owner's locked memory (RLIMIT_MEMLOCK, as
+ * MSG_ZEROCOPY does) while they are held: past the limit, payloads are
+ * copied instead.
+ */
+struct sroce_zc {
+	struct ubuf_info	ubuf;
+	struct sroce_tx_ctx	*ctx;
+	atomic_t		pages;		/* charged for the packets held */
+};
+
+/*
+ * Every paced packet's destructor_arg is a struct sroce_zc's ubuf: its
+ * WQE's when it carries user pages, else @base's, which is never a
+ * zerocopy ubuf_info. Both lead to the context.
  */
 struct sroce_tx_ctx {
-	struct ubuf_info	ubuf;
-	refcount_t		refs;		/* the QP's, the ubuf's, one per packet */
+	struct sroce_zc		base;
+	struct sroce_zc		*zc;		/* one per SQ slot; RC only */
+	u32			zc_mask;
+	refcount_t		refs;		/* the QP's, and one per hold */
+	atomic_t		holds;		/* packets, busy slots: module held */
 	atomic_t		inflight;	/* paced packets held */
-	unsigned long		flags;		/* SROCE_TX_THROTTLED */
+	unsigned long		flags;		/* SROCE_TX_THROTTLED, _ZC_WAIT */
+	struct user_struct	*user;		/* charged for pinned pages */
+	unsigned long		pin_limit;	/* pages, RLIMIT_MEMLOCK's */
 	struct sroce_qp __rcu	*qp;		/* to wake; NULL once destroyed */
 };
 
 int sroce_tx_ctx_create(struct sroce_qp *qp);
+int sroce_tx_ctx_zc_init(struct sroce_tx_ctx *ctx, u32 slots, bool user);
+bool sroce_tx_zc_attach(struct sroce_tx_ctx *ctx, u32 idx,
+			struct sk_buff *skb, u32 pages);
+bool sroce_tx_zc_busy(struct sroce_tx_ctx *ctx, u32 idx);
 void sroce_tx_ctx_detach(struct sroce_qp *qp);
+void sroce_tx_paced(struct sroce_tx_ctx *ctx, struct sk_buff *skb);
 void sroce_tx_ctx_put(struct sroce_tx_ctx *ctx);
 void sroce_tx_ctx_wait_all(void);
 
@@ -86,6 +121,12 @@ static inline const u8 *sroce_rx_payload(const struct sroce_rxpkt *rx)
 {
 	return rx->bth + rx->p.payload_off;
 }
+
+/*
+ * A zero-copy payload carries at least this many bytes per page it pins,
+ * on average, or it is copied (sroce_pkt.c)
+ */
+#define SROCE_ZCOPY_PER_PAGE	512
 
 /* Should RC requester @qp send @payload_len bytes of user MRs as fragments? */
 bool sroce_pkt_zcopy(struct sroce_qp *qp, u32 payload_len);

@@ -36,22 +36,21 @@
  * headers only (init_on_alloc zeroes every head it allocates). Below that
  * size the copy costs less than the fragments.
  *
- * RC only: its requester completes a WQE once the peer has acknowledged
- * it, so the application does not reuse a buffer a packet of ours still
- * reads (UC completes at send time). READ responses are always copied
- * (sroce_glue_rq.c). An application that writes its buffer while it is
- * sent gets a packet whose ICRC fails, which the peer drops and the
- * requester resends.
+ * RC only: its completer holds a WQE's completion until no packet reads
+ * its pages any more (struct sroce_zc), so the application does not
+ * reuse a buffer a packet of ours still reads, however early the peer
+ * acknowledged it (UC completes at send time). READ responses are always
+ * copied (sroce_glue_rq.c). An application that writes its buffer while
+ * it is sent gets a packet whose ICRC fails, which the peer drops and
+ * the requester resends. A payload is copied too where it would pin
+ * more than a page per SROCE_ZCOPY_PER_PAGE bytes, or more than its
+ * owner may lock (sroce_tx_zc_attach()).
  *
- * Each such packet holds its QP's ubuf_info (struct sroce_tx_ctx), as
- * MSG_ZEROCOPY's do: wherever the stack would keep a packet beyond its
+ * Each such packet holds its WQE's ubuf_info, as MSG_ZEROCOPY's hold
+ * theirs: wherever the stack would keep a packet beyond its
  * transmission (a clone for a packet socket, a tun reader, a veth or a
- * bridge into another namespace, local delivery), it copies the pages
- * out first (skb_orphan_frags()), so that no one reads them after the
- * WQE completed. What still reads them late is a packet the device has
- * not sent yet when the peer acknowledged an earlier copy of it: it
- * leaves for that peer with whatever the pages hold then, and its ICRC,
- * computed when it was built, no longer matches if they changed.
+ * bridge into another namespace), it copies the pages out first
+ * (skb_orphan_frags()).
  *
  * auto (the default) sends fragments where the netdev gathers them
  * itself (NETIF_F_SG); on one that does not, the stack would copy each
@@ -265,8 +264,8 @@ int sroce_pkt_seal(const struct sroce_av *av, struct sk_buff *skb)
 			return -ENOMEM;
 		}
 		/*
-		 * Pages other users map: sroce_xmit() marks the skb
-		 * SKBFL_ZEROCOPY_FRAG (shared fragments, its QP's ubuf_info).
+		 * Pages other users map: the requester gave the skb its
+		 * WQE's ubuf_info, SKBFL_ZEROCOPY_FRAG (shared fragments).
 		 */
 	}
 

@@ -74,6 +74,7 @@ struct sroce_swqe {
 	u64		bind_addr;
 	u64		bind_length;
 	u32		bind_access;
+	u8		status;		/* IB_WC_*, once the engine is done */
 };
 
 /* A validated copy of one receive WQE. */
@@ -133,6 +134,7 @@ struct sroce_qp {
 	struct sroce_sq_eng	sq_eng;
 	struct sroce_wqe	*wqe;		/* engine's, one per SQ slot */
 	struct sroce_swqe	*swqe;		/* glue's, one per SQ slot */
+	u32			sq_done;	/* oldest WQE not reported */
 	u8			*swqe_data;
 	struct timer_list	retrans_timer;
 	struct timer_list	rnr_timer;

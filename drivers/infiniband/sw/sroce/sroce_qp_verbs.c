@@ -176,6 +176,13 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	err = sroce_qp_init_queues(qp, &init->cap, udata);
 	if (err)
 		goto err_tx;
+	/* zero copy: RC requesters only (sroce_pkt_zcopy()) */
+	if (init->qp_type == IB_QPT_RC) {
+		err = sroce_tx_ctx_zc_init(qp->tx, qp->sq.index_mask + 1,
+					   !!udata);
+		if (err)
+			goto err_queues;
+	}
 	if (init->qp_type == IB_QPT_UC) {
 		sroce_sq_set_uc(&qp->sq_eng);
 		sroce_rq_set_uc(&qp->rq_eng);
@@ -236,6 +243,7 @@ static void sroce_qp_reset(struct sroce_qp *qp)
 	qp->ud_psn = 0;
 	/* The queues start empty again, as the provider expects. */
 	qp->sq.own = 0;
+	qp->sq_done = 0;
 	qp->rq.own = 0;
 	qp->sq.buf->producer_index = 0;
 	qp->sq.buf->consumer_index = 0;
@@ -471,6 +479,7 @@ int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	spin_lock_irqsave(&qp->lock, flags);
 	WRITE_ONCE(qp->state, IB_QPS_RESET);
 	sroce_sq_reset(&qp->sq_eng);
+	qp->sq_done = 0;
 	sroce_rq_reset(&qp->rq_eng);
 	sroce_qp_unlock(qp, flags);
 	synchronize_rcu();

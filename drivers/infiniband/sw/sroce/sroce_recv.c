@@ -377,7 +377,10 @@ static void sroce_loop_rcv(struct sk_buff *skb)
 	const struct sroce_skb_cb *cb = SROCE_SKB_CB(skb);
 	struct ib_device *ibdev;
 
-	/* a packet whose payload the sender left in its MR's pages */
+	/*
+	 * A zero-copy packet: its payload is still the sending WQE's pages,
+	 * read now; that lets go of them, and the WQE may complete.
+	 */
 	if (skb_linearize(skb)) {
 		sroce_loop_nomem(cb->ifindex);
 		kfree_skb(skb);

@@ -149,9 +149,19 @@ static void sroce_qp_run(struct sroce_qp *qp)
 		queue_work(sroce_wq, &qp->work);
 }
 
+/*
+ * The workqueue's run of a QP: woken by a packet that made room, or by
+ * the last zero-copy packet of a WQE whose completion waited for it.
+ */
 void sroce_qp_work(struct work_struct *work)
 {
-	sroce_qp_run(container_of(work, struct sroce_qp, work));
+	struct sroce_qp *qp = container_of(work, struct sroce_qp, work);
+	unsigned long flags;
+
+	spin_lock_irqsave(&qp->lock, flags);
+	sroce_glue_sq_reap(qp);
+	sroce_qp_unlock(qp, flags);
+	sroce_qp_run(qp);
 }
 
 void sroce_qp_kick(struct sroce_qp *qp)
