@@ -13,6 +13,13 @@
 # 1 kbit/s, which runs a packet's destructor as it takes it
 # (skb_orphan()): the packets still hold the module through their
 # ubuf_info, so rmmod is refused rather than left waiting for them.
+# Last, what a process can make such packets pin (zc_verify -t pin, as
+# nobody): 64 times a fresh 1 MiB buffer, an MR, a QP, a window of
+# 1 KiB Sends whose payloads spread 256 bytes over each of four pages,
+# then everything destroyed at once while tbf holds the packets. With
+# zero copy on, no more memory may stay pinned than with it off (such
+# sparse payloads are copied), and with dense payloads the pinned pages
+# are charged to nobody's RLIMIT_MEMLOCK: past it, payloads are copied.
 . "$(dirname "$0")/../lib.sh"
 
 PORT=18990
@@ -33,7 +40,7 @@ if [ "$SROCE_ROLE" = a ]; then
 		kill -9 "$pid" 2>/dev/null
 		wait "$pid" 2>/dev/null
 	done
-	sync_peer done
+	sync_peer done 1800
 	check "rdma link delete" rdma link delete sroce0
 	check "rmmod" rmmod rdma_sroce
 	ktap_end
@@ -90,5 +97,57 @@ modprobe sch_netem
 check "modprobe rdma_sroce zcopy=on" modprobe rdma_sroce zcopy=on
 sroce_link_up eth0 sroce0
 held netem netem rate 1kbit limit 100000
+
+mem_avail() { awk '$1 == "MemAvailable:" { print $2 }' /proc/meminfo; }
+
+# pin MODE PER_PAGE: zc_verify's loop as nobody with zcopy=MODE while
+# tbf holds every packet; sets "drop", MemAvailable lost (KiB) while
+# they are held.
+pin() {
+	local before after
+
+	sroce_zcopy "$1"
+	tc qdisc add dev eth0 root tbf rate 1kbit burst 2kb limit 400mb
+	sync
+	echo 3 > /proc/sys/vm/drop_caches
+	before=$(mem_avail)
+	# shellcheck disable=SC2016
+	check "pin, zcopy=$1, $2 bytes per page: the loop runs as nobody" \
+		bash -c 'ulimit -l 8192 && exec setpriv --reuid=nobody \
+			--regid=nogroup --clear-groups "$@"' pin \
+		"$SROCE_SRC/selftests/sroce/zc_verify" -t pin -d sroce0 -g 1 \
+		-c "$SROCE_PEER_IP" -n 64 -l 1048576 -k "$2"
+	echo 3 > /proc/sys/vm/drop_caches
+	after=$(mem_avail)
+	drop=$((before - after))
+	diag "pin, zcopy=$1, $2 B/page: held $(qdisc_backlog) packets, MemAvailable -$drop KiB, zcopy $(hw_counter tx_zcopy_packets), over memlock $(hw_counter tx_zcopy_over_memlock 2>/dev/null)"
+	tc qdisc del dev eth0 root
+}
+
+check "modprobe rdma_sroce" modprobe rdma_sroce
+sroce_link_up eth0 sroce0
+chmod 666 /dev/infiniband/uverbs* /dev/infiniband/rdma_cm 2>/dev/null
+base=$(mem_avail)
+pin off 256
+off=$drop
+z0=$(hw_counter tx_zcopy_packets)
+pin on 256
+check "sparse payloads pin no more with zcopy=on (-$drop KiB) than off (-$off KiB)" \
+	test "$drop" -le $((off + 16384))
+check "sparse payloads are copied" \
+	test "$(hw_counter tx_zcopy_packets)" -eq "$z0"
+pin on 1024
+z1=$(hw_counter tx_zcopy_packets)
+check "dense payloads go zero-copy ($((z1 - z0)) packets)" \
+	test $((z1 - z0)) -gt 0
+check "and within nobody's 8 MiB of locked memory ($((z1 - z0)) pages)" \
+	test $((z1 - z0)) -le $((2048 + 64))
+check "past it, payloads are copied (tx_zcopy_over_memlock)" \
+	test "$(hw_counter tx_zcopy_over_memlock)" -gt 0
+echo 3 > /proc/sys/vm/drop_caches
+check "the memory comes back once the qdisc frees the packets" \
+	wait_for 60 bash -c "[ \$(awk '\$1 == \"MemAvailable:\" { print \$2 }' /proc/meminfo) -ge $((base - 16384)) ]"
+check "rdma link delete" rdma link delete sroce0
+check "rmmod" wait_for 60 rmmod rdma_sroce
 sync_peer done
 ktap_end

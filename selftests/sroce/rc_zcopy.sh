@@ -12,6 +12,12 @@
 # ICRC, so the socket got the pages as they were when the packet left,
 # not as the application rewrote them since (the QP's ubuf_info makes
 # the stack copy them out). The data itself is compared by rc_verify.
+# Then a peer that acknowledges early (zc_verify -t early): b's packets
+# wait in a slow tbf on br0 while a forges an ACK of b's whole 64 KiB
+# Send as soon as it is posted; b rewrites its buffer the moment the
+# Send completes. The completion must wait for the last packet to leave
+# with the bytes as posted: a receives every byte as posted, and the
+# capture still sees no packet whose ICRC does not match.
 . "$(dirname "$0")/../lib.sh"
 
 ktap_begin
@@ -57,6 +63,38 @@ fi
 rc=$?
 ktap_import rc_verify /tmp/verify.log
 check "rc_verify exit status" test "$rc" -eq 0
+
+# The early ACK. The TCP exchange of the QPs runs before b's packets
+# queue; the ACK's target, b's QPN and last PSN, passes through the
+# shared directory, which the qdisc does not slow down.
+zc=$SROCE_SRC/selftests/sroce/zc_verify
+peer_file=$SROCE_SYNC/zc_early.peer
+if [ "$SROCE_ROLE" = b ]; then
+	check "tbf at 100 kbit/s on br0" \
+		tc qdisc add dev br0 root tbf rate 100kbit burst 4kb limit 4mb
+	sync_peer early
+	"$zc" -t early -c "$SROCE_PEER_IP" -o "$peer_file" > /tmp/early.log 2>&1
+	rc=$?
+	ktap_import zc_verify /tmp/early.log
+	check "zc_verify exit status" test "$rc" -eq 0
+	diag "early: stale $(hw_counter stale_responses), ghost $(hw_counter ghost_responses), zcopy $(hw_counter tx_zcopy_packets)"
+	check "tbf removed" tc qdisc del dev br0 root
+else
+	rm -f "$peer_file"
+	sync_peer early
+	"$zc" -t early -s > /tmp/early.log 2>&1 &
+	early=$!
+	check "b posted its Send" wait_for 300 test -s "$peer_file"
+	read -r qpn psn < "$peer_file" || qpn=none
+	check "forge an ACK of PSN $psn to b's QP $qpn" \
+		/usr/bin/python3 "$SROCE_SRC/selftests/sroce/roce_forge.py" \
+		--src "$SROCE_IP" --dst "$SROCE_PEER_IP" --qpn "$qpn" \
+		--psn "$psn" --op ack
+	wait "$early"
+	rc=$?
+	ktap_import zc_verify /tmp/early.log
+	check "zc_verify exit status" test "$rc" -eq 0
+fi
 
 if [ "$SROCE_ROLE" = b ]; then
 	check "payloads sent from the MR's pages (tx_zcopy_packets > 0)" \

@@ -7,11 +7,14 @@
 # bytes, or middle, or last) with a correct ICRC through an ordinary UDP
 # socket (no raw socket, no capability). --op ud sends UD SEND_ONLY
 # datagrams instead, with a DETH of --qkey and --sqpn; --op fadd RC
-# FETCH_ADD requests (adding 1 at --va under --rkey, no payload).
+# FETCH_ADD requests (adding 1 at --va under --rkey, no payload); --op ack
+# an RC ACKNOWLEDGE of --psn with an AETH of --syndrome (default 0x1f,
+# an ACK without credits) and --msn: a peer acknowledging early.
 #
 #   roce_forge.py --src IP --dst IP --qpn N --psn N [--va ADDR --rkey KEY]
 #                 [--pkey P] [--count N] [--len BYTES] [--fill BYTE]
-#                 [--op only|first|middle|last|ud|fadd] [--total BYTES]
+#                 [--op only|first|middle|last|ud|fadd|ack] [--total BYTES]
+#                 [--syndrome S] [--msn N]
 #                 [--qkey Q] [--sqpn N] [--broadcast] [--raw]
 #
 # The socket is bound to --src, which must be an address of this host;
@@ -33,7 +36,8 @@ ROCE_PORT = 4791
 # RC RDMA WRITE opcodes (IBTA table 38); First and Only carry a RETH.
 OPS = {'first': 0x06, 'middle': 0x07, 'last': 0x08, 'only': 0x0a,
        'ud': 0x64,      # UD SEND_ONLY, with a DETH
-       'fadd': 0x14}    # RC FETCH_ADD, with an AtomicETH
+       'fadd': 0x14,    # RC FETCH_ADD, with an AtomicETH
+       'ack': 0x11}     # RC ACKNOWLEDGE, with an AETH
 IP_MTU_DISCOVER = 10     # <linux/in.h>; not in Python's socket module
 IP_PMTUDISC_DO = 2
 
@@ -59,7 +63,7 @@ def headers(src, sport, dst, body):
 
 def packet(src, sport, dst, a):
     """(IPv4 header, UDP header, UDP payload with its ICRC)"""
-    payload = b'' if a.op == 'fadd' else bytes([a.fill]) * a.len
+    payload = b'' if a.op in ('fadd', 'ack') else bytes([a.fill]) * a.len
     pad = -len(payload) % 4
     bth = struct.pack('>BBHI I', OPS[a.op], pad << 4, a.pkey,
                       a.qpn & 0xffffff, a.psn & 0xffffff)
@@ -71,6 +75,8 @@ def packet(src, sport, dst, a):
         reth = struct.pack('>II', a.qkey, a.sqpn & 0xffffff)
     if a.op == 'fadd':
         reth = struct.pack('>QIQQ', a.va, a.rkey, 1, 0)
+    if a.op == 'ack':
+        reth = struct.pack('>I', (a.syndrome << 24) | (a.msn & 0xffffff))
     body = bth + reth + payload + b'\0' * pad
     iph, udph = headers(src, sport, dst, body)
     return iph, udph, body + icrc(iph + udph + body)
@@ -92,6 +98,8 @@ def main():
     p.add_argument('--fill', type=lambda x: int(x, 0), default=0xee)
     p.add_argument('--op', choices=sorted(OPS), default='only')
     p.add_argument('--total', type=int, default=0)
+    p.add_argument('--syndrome', type=lambda x: int(x, 0), default=0x1f)
+    p.add_argument('--msn', type=lambda x: int(x, 0), default=0)
     p.add_argument('--broadcast', action='store_true')
     p.add_argument('--raw', action='store_true')
     a = p.parse_args()
