@@ -9,10 +9,20 @@
  * device's own attached QP exactly once, with its data.
  *
  *   mcast_verify -d DEV -4 GID_INDEX_V4 -6 GID_INDEX_V6
+ *
+ * With -l, a loop instead: one UD QP attached to and detached from one
+ * group LOOPS times, then attached once more, in steps the calling
+ * script paces through files in directory DIR (it holds RTNL meanwhile
+ * and looks at what the kernel queued): the program creates "ready" and
+ * waits for "go", loops, creates "looped" and waits for "leave", then
+ * detaches and exits.
+ *
+ *   mcast_verify -d DEV -l LOOPS -g GROUP -w DIR
  */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <getopt.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -153,19 +163,83 @@ static void one_to_group(struct ctx *c, const char *name, int gid_index,
 	ibv_destroy_qp(rcv);
 }
 
+/* The script's step @name: create file @name in @dir, or wait for it */
+static void step_done(const char *dir, const char *name)
+{
+	char path[512];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	fd = open(path, O_CREAT | O_WRONLY, 0644);
+	if (fd < 0)
+		die(path);
+	close(fd);
+}
+
+static void step_wait(const char *dir, const char *name)
+{
+	time_t end = time(NULL) + 2 * WAIT_S;
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	while (access(path, F_OK)) {
+		if (time(NULL) > end)
+			die(path);
+		usleep(20000);
+	}
+}
+
+/*
+ * Attach and detach one QP @loops times, then attach it once more: the
+ * netdev must end a member of the group, and what the kernel queued for
+ * that is the script's to look at between the steps.
+ */
+static void attach_loop(struct ctx *c, const char *group, long loops,
+			const char *dir)
+{
+	struct ibv_qp *qp = ud_qp(c);
+	long i, bad = 0;
+	union ibv_gid gid;
+
+	memset(&gid, 0, sizeof(gid));
+	gid.raw[10] = gid.raw[11] = 0xff;
+	if (inet_pton(AF_INET, group, gid.raw + 12) != 1)
+		die("-g wants an IPv4 group");
+	step_done(dir, "ready");
+	step_wait(dir, "go");
+	for (i = 0; i < loops; i++) {
+		bad += !!ibv_attach_mcast(qp, &gid, 0);
+		bad += !!ibv_detach_mcast(qp, &gid, 0);
+	}
+	ok(!bad, "%ld attaches and detaches of one QP to %s (%ld failed)",
+	   loops, group, bad);
+	ok(!ibv_attach_mcast(qp, &gid, 0), "attached once more");
+	step_done(dir, "looped");
+	step_wait(dir, "leave");
+	ok(!ibv_detach_mcast(qp, &gid, 0), "detached");
+	ok(!ibv_destroy_qp(qp), "QP destroyed");
+}
+
 int main(int argc, char **argv)
 {
+	const char *dev = NULL, *group = "239.7.7.7", *dir = NULL;
 	int g4 = -1, g6 = -1, opt, status;
+	long loops = 0;
 	pid_t child;
-	const char *dev = NULL;
 	union ibv_gid gid;
 	struct ibv_qp *qp;
 	struct ctx c;
 
 	memset(&c, 0, sizeof(c));
-	while ((opt = getopt(argc, argv, "d:4:6:")) != -1) {
+	while ((opt = getopt(argc, argv, "d:4:6:l:g:w:")) != -1) {
 		if (opt == 'd')
 			dev = optarg;
+		else if (opt == 'l')
+			loops = atol(optarg);
+		else if (opt == 'g')
+			group = optarg;
+		else if (opt == 'w')
+			dir = optarg;
 		else if (opt == '4')
 			g4 = atoi(optarg);
 		else if (opt == '6')
@@ -181,6 +255,12 @@ int main(int argc, char **argv)
 				 IBV_ACCESS_LOCAL_WRITE) : NULL;
 	if (!c.mr || !c.cq)
 		die("device, PD, CQ, MR");
+	if (loops > 0) {
+		if (!dir)
+			return 2;
+		attach_loop(&c, group, loops, dir);
+		goto out;
+	}
 
 	/* Attached twice (the LID differs, which RoCE ignores) */
 	qp = ud_qp(&c);
@@ -217,7 +297,7 @@ int main(int argc, char **argv)
 
 	one_to_group(&c, "IPv4", g4, "239.1.2.4");
 	one_to_group(&c, "IPv6", g6, "ff0e::1:2:4");
-
+out:
 	ibv_dereg_mr(c.mr);
 	ibv_destroy_cq(c.cq);
 	ibv_dealloc_pd(c.pd);
