@@ -63,6 +63,8 @@ static const struct rdma_stat_desc sroce_counter_descs[] = {
 	[SROCE_CNT_TX_ZCOPY_OVER_LIMIT].name = "tx_zcopy_over_memlock",
 	[SROCE_CNT_RX_DROP_LOOPBACK].name = "rx_drop_loopback",
 	[SROCE_CNT_RX_DROP_DEST].name = "rx_drop_ud_dest",
+	[SROCE_CNT_MCAST_JOINS].name = "mcast_joins",
+	[SROCE_CNT_MCAST_LEAVES].name = "mcast_leaves",
 };
 
 /* The counter of each engine event (enum sroce_eng_event) */

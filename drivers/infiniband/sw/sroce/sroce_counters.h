@@ -62,6 +62,8 @@ enum sroce_counter {
 	SROCE_CNT_RX_DROP_DEST,		/* UD: not to a unicast address of ours */
 	SROCE_CNT_TX_ZCOPY,		/* payload sent from the MR's pages */
 	SROCE_CNT_TX_ZCOPY_OVER_LIMIT,	/* copied: owner's memlock reached */
+	SROCE_CNT_MCAST_JOINS,		/* the netdev joined a group for QPs */
+	SROCE_CNT_MCAST_LEAVES,		/* and left one */
 	SROCE_CNT_NR
 };
 

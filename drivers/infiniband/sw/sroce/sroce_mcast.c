@@ -6,10 +6,18 @@
  * (::ffff:224.0.0.0/4) or IPv6 (ff00::/8). The first attach to a group
  * adds its MAC to the netdev's filter and joins it at the IP layer
  * (IGMP/MLD), so the stack accepts its datagrams; the last detach undoes
- * both. That runs from an ordered work queue: the IP join needs RTNL,
- * which an attach or a detach must not take (QPs are destroyed, and so
- * detached, under RTNL when a netdev goes away), and the group list is
- * a spinlock's, taken by the receive path.
+ * both. That runs from a work queue: the IP join needs RTNL, which an
+ * attach or a detach must not take (QPs are destroyed, and so detached,
+ * under RTNL when a netdev goes away), and the group list is a
+ * spinlock's, taken by the receive path.
+ *
+ * Each group has one work item, which brings the netdev's membership in
+ * line with the group's latest state (a member while a QP is attached)
+ * and frees the group once it is empty and left. An attach or a detach
+ * only queues it, if it is not queued already: however fast a process
+ * attaches and detaches, and however long RTNL stays busy, a group has
+ * at most one work item queued, and the netdev sees one join or leave
+ * for each change of state the work finds, not one per attach.
  *
  * A datagram whose BTH names QPN 0xFFFFFF is delivered to every QP
  * attached to the group of its destination address, each under its own
@@ -55,6 +63,19 @@ struct sroce_mcg {
 	union ib_gid		gid;
 	struct list_head	qps;		/* struct sroce_mca */
 	u32			nqp;
+	struct sroce_dev	*sdev;
+	struct work_struct	work;		/* sroce_mcg_work() */
+	/* The work is queued and has not yet read nqp */
+	bool			queued;
+	/*
+	 * What the work obtained for the group, so that its leave undoes
+	 * exactly that and never a membership someone else holds (rdma_cm
+	 * joins IPv4 groups itself, sockets may too). The work's only,
+	 * under RTNL.
+	 */
+	bool			joined;
+	bool			mac;		/* dev_mc_add() succeeded */
+	bool			ip;		/* IGMP/MLD membership taken */
 };
 
 /* One QP attached to one group */
@@ -71,13 +92,6 @@ struct sroce_mca {
 	u32			refs;
 };
 
-struct sroce_mc_work {
-	struct work_struct	work;
-	struct net_device	*ndev;		/* held */
-	union ib_gid		gid;
-	bool			join;
-};
-
 static struct workqueue_struct *sroce_mc_wq;
 
 static bool sroce_gid_is_v4(const union ib_gid *gid)
@@ -90,99 +104,114 @@ static __be32 sroce_gid_v4(const union ib_gid *gid)
 	return ((const struct in6_addr *)gid->raw)->s6_addr32[3];
 }
 
+/* The group's MAC address on Ethernet */
+static void sroce_mcg_mac(const struct sroce_mcg *g, u8 *mac)
+{
+	if (sroce_gid_is_v4(&g->gid))
+		ip_eth_mc_map(sroce_gid_v4(&g->gid), mac);
+	else
+		ipv6_eth_mc_map((const struct in6_addr *)g->gid.raw, mac);
+}
+
 /*
- * What a join actually obtained, so that its leave undoes exactly that
- * and never a membership someone else holds (rdma_cm joins IPv4 groups
- * itself, sockets may too). Touched only from the ordered work queue.
+ * RTNL held. A netdev on its way out takes no new membership: its
+ * addresses were flushed, and the group's leave will undo nothing.
  */
-struct sroce_mc_held {
-	struct list_head	list;
-	struct net_device	*ndev;
-	union ib_gid		gid;
-	bool			mac;		/* dev_mc_add() succeeded */
-	bool			ip;		/* IGMP/MLD membership taken */
-};
-
-static LIST_HEAD(sroce_mc_held_list);
-
-static void sroce_mc_join(struct sroce_mc_work *mw, const u8 *mac)
+static void sroce_mc_join(struct sroce_mcg *g)
 {
-	const struct in6_addr *a6 = (const struct in6_addr *)mw->gid.raw;
-	struct sroce_mc_held *h = kzalloc(sizeof(*h), GFP_KERNEL);
+	const struct in6_addr *a6 = (const struct in6_addr *)g->gid.raw;
+	struct net_device *ndev = g->sdev->ndev;
 	struct in_device *in_dev;
-
-	if (!h)
-		return;		/* no membership: datagrams are not accepted */
-	h->ndev = mw->ndev;
-	h->gid = mw->gid;
-	h->mac = !dev_mc_add(mw->ndev, mac);
-	if (sroce_gid_is_v4(&mw->gid)) {
-		in_dev = __in_dev_get_rtnl(mw->ndev);
-		if (in_dev) {
-			ip_mc_inc_group(in_dev, sroce_gid_v4(&mw->gid));
-			h->ip = true;
-		}
-	} else if (IS_ENABLED(CONFIG_IPV6)) {
-		h->ip = !ipv6_dev_mc_inc(mw->ndev, a6);
-	}
-	list_add(&h->list, &sroce_mc_held_list);
-}
-
-static void sroce_mc_leave(struct sroce_mc_work *mw, const u8 *mac)
-{
-	const struct in6_addr *a6 = (const struct in6_addr *)mw->gid.raw;
-	struct sroce_mc_held *h;
-	struct in_device *in_dev;
-
-	list_for_each_entry(h, &sroce_mc_held_list, list)
-		if (h->ndev == mw->ndev && !memcmp(&h->gid, &mw->gid,
-						   sizeof(h->gid)))
-			break;
-	if (list_entry_is_head(h, &sroce_mc_held_list, list))
-		return;		/* the join obtained nothing */
-	if (h->mac)
-		dev_mc_del(mw->ndev, mac);
-	if (h->ip && sroce_gid_is_v4(&mw->gid)) {
-		in_dev = __in_dev_get_rtnl(mw->ndev);
-		if (in_dev)
-			ip_mc_dec_group(in_dev, sroce_gid_v4(&mw->gid));
-	} else if (h->ip && IS_ENABLED(CONFIG_IPV6)) {
-		ipv6_dev_mc_dec(mw->ndev, a6);
-	}
-	list_del(&h->list);
-	kfree(h);
-}
-
-/* The netdev's MAC filter and IGMP or MLD membership, from the queue. */
-static void sroce_mc_work_fn(struct work_struct *w)
-{
-	struct sroce_mc_work *mw = container_of(w, struct sroce_mc_work, work);
 	u8 mac[ETH_ALEN];
 
-	if (sroce_gid_is_v4(&mw->gid))
-		ip_eth_mc_map(sroce_gid_v4(&mw->gid), mac);
-	else
-		ipv6_eth_mc_map((const struct in6_addr *)mw->gid.raw, mac);
-	rtnl_lock();
-	if (mw->join)
-		sroce_mc_join(mw, mac);
-	else
-		sroce_mc_leave(mw, mac);
-	rtnl_unlock();
-	dev_put(mw->ndev);
-	kfree(mw);
+	g->joined = true;
+	sroce_count(g->sdev, SROCE_CNT_MCAST_JOINS);
+	if (ndev->reg_state != NETREG_REGISTERED)
+		return;
+	sroce_mcg_mac(g, mac);
+	g->mac = !dev_mc_add(ndev, mac);
+	if (sroce_gid_is_v4(&g->gid)) {
+		in_dev = __in_dev_get_rtnl(ndev);
+		if (in_dev) {
+			ip_mc_inc_group(in_dev, sroce_gid_v4(&g->gid));
+			g->ip = true;
+		}
+	} else if (IS_ENABLED(CONFIG_IPV6)) {
+		g->ip = !ipv6_dev_mc_inc(ndev, a6);
+	}
 }
 
-/* Join or leave @gid on the netdev, from the ordered work queue. */
-static void sroce_mc_member(struct sroce_dev *sdev, const union ib_gid *gid,
-			    bool join, struct sroce_mc_work *mw)
+/* RTNL held */
+static void sroce_mc_leave(struct sroce_mcg *g)
 {
-	INIT_WORK(&mw->work, sroce_mc_work_fn);
-	mw->ndev = sdev->ndev;
-	dev_hold(mw->ndev);
-	mw->gid = *gid;
-	mw->join = join;
-	queue_work(sroce_mc_wq, &mw->work);
+	const struct in6_addr *a6 = (const struct in6_addr *)g->gid.raw;
+	struct net_device *ndev = g->sdev->ndev;
+	struct in_device *in_dev;
+	u8 mac[ETH_ALEN];
+
+	sroce_mcg_mac(g, mac);
+	if (g->mac)
+		dev_mc_del(ndev, mac);
+	if (g->ip && sroce_gid_is_v4(&g->gid)) {
+		in_dev = __in_dev_get_rtnl(ndev);
+		if (in_dev)
+			ip_mc_dec_group(in_dev, sroce_gid_v4(&g->gid));
+	} else if (g->ip && IS_ENABLED(CONFIG_IPV6)) {
+		ipv6_dev_mc_dec(ndev, a6);
+	}
+	g->joined = false;
+	g->mac = false;
+	g->ip = false;
+	sroce_count(g->sdev, SROCE_CNT_MCAST_LEAVES);
+}
+
+/*
+ * The netdev's MAC filter and IGMP or MLD membership, from the queue:
+ * joined while a QP is attached to the group, left otherwise, whatever
+ * happened in between. The group is read under RTNL, so that a work
+ * item that waited for it acts on the latest state, and an empty group
+ * that is left and not queued again is freed here (the netdev is the
+ * device's, held until sroce_mcast_dev_exit() has flushed the queue).
+ */
+static void sroce_mcg_work(struct work_struct *w)
+{
+	struct sroce_mcg *g = container_of(w, struct sroce_mcg, work);
+	struct sroce_dev *sdev = g->sdev;
+	unsigned long flags;
+	bool want, gone = false;
+
+	rtnl_lock();
+	spin_lock_irqsave(&sdev->mcg_lock, flags);
+	g->queued = false;
+	want = g->nqp > 0;
+	spin_unlock_irqrestore(&sdev->mcg_lock, flags);
+	if (want && !g->joined)
+		sroce_mc_join(g);
+	else if (!want && g->joined)
+		sroce_mc_leave(g);
+	/* Emptied and not queued again since nqp was read: left */
+	spin_lock_irqsave(&sdev->mcg_lock, flags);
+	if (!g->nqp && !g->queued) {
+		hlist_del(&g->node);
+		WRITE_ONCE(sdev->nmcg, sdev->nmcg - 1);
+		gone = true;
+	}
+	spin_unlock_irqrestore(&sdev->mcg_lock, flags);
+	rtnl_unlock();
+	if (gone)
+		kfree(g);
+}
+
+/*
+ * The group gained its first QP or lost its last one: queue its work,
+ * unless it is queued already and so will see this. sdev->mcg_lock held.
+ */
+static void sroce_mcg_kick(struct sroce_mcg *g)
+{
+	if (g->queued)
+		return;
+	g->queued = true;
+	queue_work(sroce_mc_wq, &g->work);
 }
 
 static struct hlist_head *sroce_mcg_bucket(struct sroce_dev *sdev,
@@ -215,9 +244,13 @@ int sroce_mcast_dev_init(struct sroce_dev *sdev)
 	return 0;
 }
 
-/* Every QP is gone, so every group was freed. */
+/*
+ * Every QP is gone, so every group is empty: once the queue has run,
+ * every group was left and freed.
+ */
 void sroce_mcast_dev_exit(struct sroce_dev *sdev)
 {
+	flush_workqueue(sroce_mc_wq);
 	WARN_ON(sdev->nmcg);
 	kvfree(sdev->mcg_hash);
 	sdev->mcg_hash = NULL;
@@ -237,7 +270,6 @@ int sroce_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid)
 	struct sroce_dev *sdev = to_sdev(ibqp->device);
 	struct sroce_qp *qp = to_sqp(ibqp);
 	struct sroce_mcg *g, *ng;
-	struct sroce_mc_work *mw;
 	struct sroce_mca *a, *na;
 	unsigned long flags;
 	int err = 0;
@@ -246,8 +278,7 @@ int sroce_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid)
 		return -EINVAL;
 	ng = kzalloc(sizeof(*ng), GFP_KERNEL);
 	na = kzalloc(sizeof(*na), GFP_KERNEL);
-	mw = kzalloc(sizeof(*mw), GFP_KERNEL);
-	if (!ng || !na || !mw) {
+	if (!ng || !na) {
 		err = -ENOMEM;
 		goto out;
 	}
@@ -262,11 +293,11 @@ int sroce_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid)
 		g = ng;
 		ng = NULL;
 		g->gid = *gid;
+		g->sdev = sdev;
 		INIT_LIST_HEAD(&g->qps);
+		INIT_WORK(&g->work, sroce_mcg_work);
 		hlist_add_head(&g->node, sroce_mcg_bucket(sdev, gid));
 		WRITE_ONCE(sdev->nmcg, sdev->nmcg + 1);
-		sroce_mc_member(sdev, gid, true, mw);
-		mw = NULL;
 	}
 	/* at most SROCE_MAX_MCAST_QP_ATTACH */
 	list_for_each_entry(a, &g->qps, list) {
@@ -284,92 +315,72 @@ int sroce_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid)
 	na->refs = 1;
 	list_add_tail(&na->list, &g->qps);
 	list_add_tail(&na->qp_list, &qp->mca_list);
-	g->nqp++;
+	if (!g->nqp++)
+		sroce_mcg_kick(g);	/* join, or stay joined */
 	na = NULL;
 unlock:
 	spin_unlock_irqrestore(&sdev->mcg_lock, flags);
 out:
 	kfree(ng);
 	kfree(na);
-	kfree(mw);
 	return err;
 }
 
 /*
- * Take attachment @a away; sdev->mcg_lock held. An emptied group is
- * freed and left at the IP layer with *@mw (never NULL here), which is
- * then used up: *@mw becomes NULL.
+ * Take attachment @a away; sdev->mcg_lock held. An emptied group stays
+ * in place until its work has left it at the IP layer and freed it.
  */
-static void sroce_mca_drop(struct sroce_dev *sdev, struct sroce_mca *a,
-			   struct sroce_mc_work **mw)
+static void sroce_mca_drop(struct sroce_mca *a)
 {
 	struct sroce_mcg *g = a->g;
 
 	list_del(&a->list);
 	list_del(&a->qp_list);
 	kfree(a);
-	if (--g->nqp == 0) {
-		hlist_del(&g->node);
-		WRITE_ONCE(sdev->nmcg, sdev->nmcg - 1);
-		sroce_mc_member(sdev, &g->gid, false, *mw);
-		*mw = NULL;
-		kfree(g);
-	}
+	if (!--g->nqp)
+		sroce_mcg_kick(g);	/* leave, or stay joined */
 }
 
 int sroce_detach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid)
 {
 	struct sroce_dev *sdev = to_sdev(ibqp->device);
-	struct sroce_mc_work *mw = kzalloc(sizeof(*mw), GFP_KERNEL);
 	struct sroce_qp *qp = to_sqp(ibqp);
 	struct sroce_mca *a;
 	unsigned long flags;
 	int err = -EINVAL;
 
-	if (!mw)
-		return -ENOMEM;
 	spin_lock_irqsave(&sdev->mcg_lock, flags);
 	list_for_each_entry(a, &qp->mca_list, qp_list) {
 		if (memcmp(&a->g->gid, gid, sizeof(*gid)))
 			continue;
 		if (!--a->refs)
-			sroce_mca_drop(sdev, a, &mw);
+			sroce_mca_drop(a);
 		err = 0;
 		break;
 	}
 	spin_unlock_irqrestore(&sdev->mcg_lock, flags);
-	kfree(mw);
 	return err;
 }
 
 /*
  * The QP is being destroyed: detach it from every group, so that no
  * datagram finds it afterwards. A caller should have detached it. Walks
- * only the QP's own attachments; one work item for a group leave is
- * allocated outside the lock at a time.
+ * only the QP's own attachments, and allocates nothing: the groups'
+ * leaves are their own work items.
  */
 void sroce_mcast_detach_all(struct sroce_qp *qp)
 {
 	struct sroce_dev *sdev = qp->sdev;
-	struct sroce_mc_work *mw;
 	struct sroce_mca *a;
 	unsigned long flags;
 
 	if (qp->ibqp.qp_type != IB_QPT_UD)
 		return;
-	for (;;) {
-		mw = kzalloc(sizeof(*mw), GFP_KERNEL | __GFP_NOFAIL);
-		spin_lock_irqsave(&sdev->mcg_lock, flags);
-		while ((a = list_first_entry_or_null(&qp->mca_list,
-						     struct sroce_mca,
-						     qp_list)) && mw)
-			sroce_mca_drop(sdev, a, &mw);
-		spin_unlock_irqrestore(&sdev->mcg_lock, flags);
-		/* still ours: nothing was left to detach */
-		if (mw)
-			break;
-	}
-	kfree(mw);
+	spin_lock_irqsave(&sdev->mcg_lock, flags);
+	while ((a = list_first_entry_or_null(&qp->mca_list, struct sroce_mca,
+					     qp_list)))
+		sroce_mca_drop(a);
+	spin_unlock_irqrestore(&sdev->mcg_lock, flags);
 }
 
 /*
@@ -452,9 +463,8 @@ int sroce_mcast_init(void)
 	return sroce_mc_wq ? 0 : -ENOMEM;
 }
 
+/* Every device is gone, and with it every group (sroce_mcast_dev_exit()) */
 void sroce_mcast_exit(void)
 {
-	destroy_workqueue(sroce_mc_wq);	/* runs what is queued first */
-	/* Every device is gone, so every group was left */
-	WARN_ON(!list_empty(&sroce_mc_held_list));
+	destroy_workqueue(sroce_mc_wq);
 }
