@@ -17,7 +17,9 @@
 # cannot run and whatever is queued stays queued), then attached once
 # more. The kernel's kmalloc objects must not grow with the loop, the
 # netdev must join the group once and be a member exactly while the QP
-# is attached, and leave it once after the detach.
+# is attached, and leave it once after the detach. Then a device's veth
+# is deleted while its QP's join waits for RTNL: the device goes, and
+# the kernel log stays clean.
 . "$(dirname "$0")/../lib.sh"
 
 ktap_begin
@@ -147,6 +149,43 @@ if [ "$SROCE_ROLE" = a ]; then
 	check "the netdev left $grp once" \
 		wait_for 60 bash -c "test \$((\$(hw_counter mcast_leaves) - $l0)) -eq 1"
 	check "rmmod sroce_rtnl_hold" rmmod sroce_rtnl_hold
+
+	# The netdev goes away while a group's join waits for RTNL: a
+	# device on a veth, its QP attached (the join queued behind RTNL),
+	# the veth's deletion started (it waits for RTNL too), RTNL
+	# released, the QP detached: the device goes with the netdev, and
+	# nothing is left joined or warned about. Whether the join or the
+	# deletion gets RTNL first is the scheduler's choice; either must
+	# end clean.
+	make_veth
+	check "rdma link add sroce1 type sroce netdev va" \
+		rdma link add sroce1 type sroce netdev va
+	rm -rf "$w"
+	mkdir -p "$w"
+	timeout "$(app_timeout)" "$SROCE_SRC/selftests/sroce/mcast_verify" \
+		-d sroce1 -l 3 -g 239.8.8.8 -w "$w" > /tmp/ml.log 2>&1 &
+	pid=$!
+	wait_for 120 test -e "$w/ready"
+	insmod "$SROCE_SRC/selftests/kmod/sroce_rtnl_hold.ko" &
+	hpid=$!
+	check "RTNL held again" wait_for 60 rtnl_held
+	touch "$w/go"
+	wait_for "$(app_timeout)" test -e "$w/looped"
+	ip link del va &
+	dpid=$!
+	echo 1 > /sys/module/sroce_rtnl_hold/parameters/release
+	wait "$hpid"
+	touch "$w/leave"
+	wait "$pid"
+	rc=$?
+	ktap_import mcast_gone /tmp/ml.log
+	check "mcast_verify exit status, netdev deleted" test "$rc" -eq 0
+	wait "$dpid"
+	check "ip link del va" test $? -eq 0
+	check "sroce1 gone with va" wait_for 60 bash -c "! ibdev_exists sroce1"
+	check "no netdev is left a member of 239.8.8.8" \
+		bash -c "! ip maddr show | grep -q 239.8.8.8"
+	check "rmmod sroce_rtnl_hold, again" rmmod sroce_rtnl_hold
 fi
 diag "counters: $(rdma statistic show link sroce0/1 | tr -s ' ')"
 sync_peer done 600
