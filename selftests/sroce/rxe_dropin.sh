@@ -66,7 +66,7 @@ if have_rxe; then
 	check_fails "rdma_sroce rxe_compat=1 refuses to load beside it" \
 		modprobe rdma_sroce rxe_compat=1
 	check "and says why" bash -c \
-		'dmesg | grep -q "UDP port 4791 is taken: is rdma_rxe loaded"'
+		'dmesg | grep -q "rdma_sroce: rdma_rxe is loaded: rdma_sroce and rdma_rxe cannot be loaded together"'
 	check "rdma_rxe still answers link add" \
 		rdma link add rxe1 type rxe netdev eth0
 	check "rdma link delete rxe1" rdma link delete rxe1

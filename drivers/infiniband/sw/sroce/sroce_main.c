@@ -2,13 +2,15 @@
 /*
  * Module load and unload, and the "sroce" rdma link type.
  *
- * Load order matters: the UDP port is taken first, so that a module that
- * cannot coexist (rdma_rxe) makes us fail before anything is registered.
- * Unload runs in reverse: no new links, then every device torn down, then
- * netdev events and the sockets.
+ * Load order matters: first rdma_rxe is shut out (sroce_rxe_exclude()),
+ * so that we fail before anything is registered if it is there; then the
+ * UDP port is taken. Unload runs in reverse: no new links, then every
+ * device torn down, then netdev events and the sockets, and rdma_rxe is
+ * let in last.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+#include <linux/kobject.h>
 #include <linux/module.h>
 #include <rdma/ib_pack.h>
 #include <rdma/rdma_netlink.h>
@@ -128,9 +130,8 @@ static struct rdma_link_ops sroce_link_ops = {
  * rdma_rxe drop-in mode: with rxe_compat=1, "rdma link add NAME type rxe"
  * makes an sroce device too, and the modprobe.d file the package ships
  * (disabled) aliases rdma_rxe and rdma-link-rxe to us, so that scripts
- * written for rdma_rxe run unchanged. The two modules cannot be loaded
- * together: whichever comes second finds UDP port 4791 taken and fails
- * before it registers a link type, so the core never sees "rxe" twice.
+ * written for rdma_rxe run unchanged. The two modules are never loaded
+ * together (sroce_rxe_exclude()), so the core never sees "rxe" twice.
  */
 static bool rxe_compat;
 module_param(rxe_compat, bool, 0444);
@@ -142,13 +143,104 @@ static struct rdma_link_ops sroce_rxe_link_ops = {
 	.newlink = sroce_newlink,
 };
 
+/*
+ * rdma_rxe and sroce must never be loaded together. Both report driver_id
+ * RDMA_DRIVER_RXE, and rdma_rxe takes every device of that driver_id for
+ * its own: its netdev notifier would treat ours as struct rxe_dev, and its
+ * module exit (ib_unregister_driver()) would unregister them. With
+ * rxe_compat both register link type "rxe": the core warns at the second
+ * registration and the loser's unregistration corrupts the core's list.
+ *
+ * UDP port 4791 cannot keep them apart: an rdma_rxe with per-namespace
+ * sockets binds it only at its first "rdma link add". So sroce goes by
+ * the module's name. While sroce is loaded, a module notifier refuses
+ * rdma_rxe at MODULE_STATE_COMING, before its init runs; the load fails
+ * with -EBUSY. At our own load, once that notifier is in place, we look
+ * for rdma_rxe in /sys/module (module_kset; find_module() is not exported
+ * to modules) and refuse to load if it is there in any state: loading,
+ * live or going.
+ *
+ * Two cases are left. An rdma_rxe load racing ours, whose COMING
+ * notifications ran just before our notifier was registered but which
+ * has not yet added its /sys/module entry when we look (the kernel runs
+ * parse_args() in between): neither check sees it. Only two loads at the
+ * same instant can get there, and an rdma_rxe that binds port 4791 at
+ * load still fails on the port. And an rdma_rxe built into the kernel,
+ * which has no /sys/module entry since it has no parameters.
+ */
+#define SROCE_RXE_MODULE	"rdma_rxe"
+
+static int sroce_module_event(struct notifier_block *nb, unsigned long event,
+			      void *data)
+{
+	struct module *mod = data;
+
+	if (event != MODULE_STATE_COMING || strcmp(mod->name, SROCE_RXE_MODULE))
+		return NOTIFY_DONE;
+	pr_err("refusing to load rdma_rxe: rdma_sroce is loaded, and the two cannot be loaded together; unload rdma_sroce first\n");
+	return notifier_from_errno(-EBUSY);
+}
+
+static struct notifier_block sroce_module_nb = {
+	.notifier_call = sroce_module_event,
+};
+
+/* Is rdma_rxe in /sys/module? 0 if not, else -EBUSY, saying so. */
+static int sroce_rxe_present(void)
+{
+	struct kset *modules = THIS_MODULE->mkobj.kobj.kset;
+	struct module_kobject *mk;
+	struct kobject *kobj;
+	const char *state;
+
+	if (!modules)			/* a kernel without sysfs */
+		return 0;
+	kobj = kset_find_obj(modules, SROCE_RXE_MODULE);
+	if (!kobj)
+		return 0;
+	/*
+	 * The reference we hold keeps the module from being freed
+	 * (mod_kobject_put() waits for it); its state may still move on.
+	 */
+	mk = container_of(kobj, struct module_kobject, kobj);
+	if (!mk->mod)
+		state = "built into the kernel";
+	else if (READ_ONCE(mk->mod->state) == MODULE_STATE_COMING)
+		state = "loading";
+	else if (READ_ONCE(mk->mod->state) == MODULE_STATE_GOING)
+		state = "unloading";
+	else
+		state = "loaded";
+	kobject_put(kobj);
+	pr_err("rdma_rxe is %s: rdma_sroce and rdma_rxe cannot be loaded together\n",
+	       state);
+	return -EBUSY;
+}
+
+/* Keep rdma_rxe out from here on, or fail if it is in already. */
+static int sroce_rxe_exclude(void)
+{
+	int err;
+
+	err = register_module_notifier(&sroce_module_nb);
+	if (err)
+		return err;
+	err = sroce_rxe_present();
+	if (err)
+		unregister_module_notifier(&sroce_module_nb);
+	return err;
+}
+
 static int __init sroce_init(void)
 {
 	int err;
 
-	err = sroce_crc_init();
+	err = sroce_rxe_exclude();
 	if (err)
 		return err;
+	err = sroce_crc_init();
+	if (err)
+		goto err_rxe;
 	err = sroce_recv_init();
 	if (err)
 		goto err_crc;
@@ -180,6 +272,8 @@ err_net:
 	sroce_recv_exit();
 err_crc:
 	sroce_crc_exit();
+err_rxe:
+	unregister_module_notifier(&sroce_module_nb);
 	return err;
 }
 
@@ -195,6 +289,7 @@ static void __exit sroce_exit(void)
 	destroy_workqueue(sroce_wq);
 	sroce_recv_exit();
 	sroce_crc_exit();
+	unregister_module_notifier(&sroce_module_nb);
 	pr_info("unloaded\n");
 }
 

@@ -3,10 +3,9 @@
  * The RoCEv2 UDP sockets: one per address family, bound to port 4791 in
  * the initial network namespace for as long as the module is loaded.
  *
- * Holding the port is also how sroce and rdma_rxe keep out of each
- * other's way: both want 4791 and both report driver_id RDMA_DRIVER_RXE,
- * so whichever module loads second fails to bind and refuses to load
- * before it has touched anything.
+ * rdma_rxe, which wants the port as well, is kept out by module name
+ * before we get here (sroce_main.c), not by the port: an rdma_rxe with
+ * per-namespace sockets binds it only at its first "rdma link add".
  *
  * The wire layer: sroce_xmit() sends a batch of packets (built once,
  * headers and ICRC included, by sroce_pkt.c) through the IP output path
