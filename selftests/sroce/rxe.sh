@@ -10,6 +10,9 @@
 # named rdma_rxe that binds no port (selftests/kmod/rdma_rxe.c), with
 # and without rxe_compat, then with the kernel's own rdma_rxe where the
 # kernel has one.
+#
+# Then port 4791 held by a user's socket: sroce refuses to load, names
+# the port and the socket's owner, and does not blame rdma_rxe.
 . "$(dirname "$0")/../lib.sh"
 
 STANDIN=$SROCE_SRC/selftests/kmod/rdma_rxe.ko
@@ -56,6 +59,53 @@ for compat in 0 1; do
 	check "$p sroce not loaded" test ! -e /sys/module/rdma_sroce
 	check "$p rmmod stand-in" rmmod rdma_rxe
 done
+
+# The port taken by a user's (nobody's) socket, bound to the wildcard
+# address: IPv4, IPv6 only, IPv6 and IPv4 (which takes IPv4's port);
+# or bound to one address, which the kernel's lookup does not reach:
+# then the message says where to look.
+hold_port() { # family address v6only
+	setpriv --reuid=65534 --regid=65534 --clear-groups /usr/bin/python3 -c '
+import socket, sys, time
+s = socket.socket(getattr(socket, sys.argv[1]), socket.SOCK_DGRAM)
+if sys.argv[1] == "AF_INET6":
+    s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, int(sys.argv[3]))
+s.bind((sys.argv[2], 4791))
+print("bound", flush=True)
+time.sleep(600)' "$@" > /tmp/holder 2>&1 &
+	holder=$!
+	wait_for 30 grep -q bound /tmp/holder
+}
+
+# the holder's output, and whether it bound the port
+holder_bound() { cat /tmp/holder; grep -q bound /tmp/holder; }
+
+# family address v6only, the family sroce fails on (- if not found)
+for h in "AF_INET 0.0.0.0 0 IPv4" "AF_INET6 :: 1 IPv6" \
+	 "AF_INET6 :: 0 IPv4" "AF_INET 127.0.0.1 0 -"; do
+	read -r fam addr v6only found <<< "$h"
+	p="port 4791 held by $fam $addr (v6only=$v6only):"
+	hold_port "$fam" "$addr" "$v6only"
+	check "$p a user's socket binds it" holder_bound
+	ino=$(ss -unle 'sport = :4791' 2> /dev/null |
+		sed -n 's/.* ino:\([0-9]*\) .*/\1/p')
+	diag "the socket's inode: $ino"
+	dmesg -C
+	check "$p sroce refuses to load (EADDRINUSE)" \
+		fails_with "Address already in use" modprobe rdma_sroce
+	if [ "$found" = - ]; then
+		check "$p the refusal says where to look" logged \
+			"rdma_sroce: UDP port 4791 (IPv4) is taken by another socket: ss -ulpne 'sport = :4791' shows it"
+	else
+		check "$p the refusal names the socket's owner" logged \
+			"rdma_sroce: UDP port 4791 ($found) is taken by a socket of uid 65534, inode $ino:"
+	fi
+	check "$p and does not blame rdma_rxe" bash -c '! dmesg | grep -q rdma_rxe'
+	kill "$holder"
+	wait "$holder" 2> /dev/null
+done
+check "sroce loads once the port is free" modprobe rdma_sroce
+check "rmmod rdma_sroce" rmmod rdma_sroce
 
 if ! have_rxe; then
 	ktap_skip "the kernel's rdma_rxe" "no rdma_rxe in $(uname -r)"

@@ -5,7 +5,9 @@
  *
  * rdma_rxe, which wants the port as well, is kept out by module name
  * before we get here (sroce_main.c), not by the port: an rdma_rxe with
- * per-namespace sockets binds it only at its first "rdma link add".
+ * per-namespace sockets binds it only at its first "rdma link add". Any
+ * other socket may hold the port before us, a user's too: then we refuse
+ * to load and say whose it is (sroce_port_taken()).
  *
  * The wire layer: sroce_xmit() sends a batch of packets (built once,
  * headers and ICRC included, by sroce_pkt.c) through the IP output path
@@ -31,6 +33,7 @@
 #include <net/ipv6.h>
 #include <net/ipv6_stubs.h>
 #include <net/route.h>
+#include <net/udp.h>
 #include <net/udp_tunnel.h>
 
 #include "sroce.h"
@@ -380,6 +383,49 @@ static struct socket *sroce_udp_open(bool ipv6, udp_tunnel_encap_rcv_t rcv)
 }
 
 /*
+ * Port 4791 of @ipv6's family is taken: say by whom. The socket bound to
+ * the wildcard address is found the way a datagram to that port would
+ * find it (the lookup is there only with netfilter's socket or TPROXY
+ * matches, as in Debian's kernels); one bound to a single address is not,
+ * and then the message says where to look. The kernel does not know a
+ * socket's process, but its inode names it in ss and /proc/PID/fd.
+ */
+static void sroce_port_taken(bool ipv6)
+{
+	const char *fam = ipv6 ? "IPv6" : "IPv4";
+	struct sock *sk = NULL;
+
+	rcu_read_lock();
+#if IS_ENABLED(CONFIG_NF_TPROXY_IPV4) || IS_ENABLED(CONFIG_NF_SOCKET_IPV4)
+	if (!ipv6)
+		sk = udp4_lib_lookup(&init_net, 0, 0, 0,
+				     htons(ROCE_V2_UDP_DPORT), 0);
+#endif
+#if IS_ENABLED(CONFIG_IPV6) && \
+	(IS_ENABLED(CONFIG_NF_TPROXY_IPV6) || IS_ENABLED(CONFIG_NF_SOCKET_IPV6))
+	if (ipv6)
+		sk = udp6_lib_lookup(&init_net, &in6addr_any, 0, &in6addr_any,
+				     htons(ROCE_V2_UDP_DPORT), 0);
+#endif
+	rcu_read_unlock();
+
+	if (!sk) {
+		pr_err("UDP port %d (%s) is taken by another socket: ss -ulpne 'sport = :%d' shows it\n",
+		       ROCE_V2_UDP_DPORT, fam, ROCE_V2_UDP_DPORT);
+		return;
+	}
+	if (sk->sk_kern_sock)
+		pr_err("UDP port %d (%s) is taken by a kernel socket: another module holds it\n",
+		       ROCE_V2_UDP_DPORT, fam);
+	else
+		pr_err("UDP port %d (%s) is taken by a socket of uid %u, inode %lu: ss -ulpne 'sport = :%d' shows its process\n",
+		       ROCE_V2_UDP_DPORT, fam,
+		       from_kuid_munged(&init_user_ns, sock_i_uid(sk)),
+		       sock_i_ino(sk), ROCE_V2_UDP_DPORT);
+	sock_put(sk);
+}
+
+/*
  * Take UDP port 4791 with one socket per address family, whose packets
  * go to @udp_rcv, and start local delivery to @loop_rcv: the receive
  * entry point's two doors.
@@ -388,6 +434,7 @@ int sroce_net_open(udp_tunnel_encap_rcv_t udp_rcv,
 		   void (*loop_rcv)(struct sk_buff *skb))
 {
 	struct socket *sock;
+	bool ipv6 = false;
 
 	sroce_loop_init(loop_rcv);
 	sock = sroce_udp_open(false, udp_rcv);
@@ -396,6 +443,7 @@ int sroce_net_open(udp_tunnel_encap_rcv_t udp_rcv,
 	sroce_sock4 = sock;
 
 	if (IS_ENABLED(CONFIG_IPV6)) {
+		ipv6 = true;
 		sock = sroce_udp_open(true, udp_rcv);
 		/* A kernel booted with ipv6.disable=1 has no AF_INET6. */
 		if (IS_ERR(sock) && PTR_ERR(sock) != -EAFNOSUPPORT)
@@ -410,8 +458,7 @@ err_close4:
 err:
 	sroce_loop_exit();
 	if (PTR_ERR(sock) == -EADDRINUSE)
-		pr_err("UDP port %d is taken: is rdma_rxe loaded? sroce and rdma_rxe cannot be loaded together\n",
-		       ROCE_V2_UDP_DPORT);
+		sroce_port_taken(ipv6);
 	else
 		pr_err("cannot open the RoCEv2 UDP socket: %ld\n",
 		       PTR_ERR(sock));
