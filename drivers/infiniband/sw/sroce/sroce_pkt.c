@@ -58,7 +58,7 @@
  * NIC whose host offers no checksum offload is one). on sends them on
  * any netdev (the tests, on such a NIC), off copies.
  */
-#define SROCE_ZCOPY_MIN		256
+#define SROCE_ZCOPY_MIN		SROCE_ZCOPY_PER_PAGE
 
 enum { SROCE_ZCOPY_OFF, SROCE_ZCOPY_AUTO, SROCE_ZCOPY_ON };
 static const char *const sroce_zcopy_names[] = { "off", "auto", "on" };
