@@ -36,6 +36,7 @@ unsigned int sroce_glue_sq_apply(struct sroce_qp *qp, u32 comp_before,
 				 const struct sroce_sq_act *act);
 void sroce_glue_sq_flush(struct sroce_qp *qp);
 void sroce_glue_sq_reap(struct sroce_qp *qp);
+void sroce_glue_sq_drained(struct sroce_qp *qp);
 
 /* RC receive side: requests in, ACKs and READ responses out (_rq.c) */
 unsigned int sroce_glue_resp_rcv(struct sroce_qp *qp,

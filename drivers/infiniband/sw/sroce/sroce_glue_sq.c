@@ -276,7 +276,7 @@ static void sroce_sq_report(struct sroce_qp *qp)
 	u32 done = qp->sq_done;
 
 	/* the engine never completes what was not taken after sq_done */
-	if (WARN_ON_ONCE(qp->sq_eng.comp - done > mask + 1))
+	if (WARN_ON_ONCE(qp->sq_eng.comp - done > mask))
 		return;
 	while (done != qp->sq_eng.comp && !sroce_tx_zc_busy(qp->tx, done)) {
 		u8 st = qp->swqe[done & mask].status;
@@ -286,11 +286,16 @@ static void sroce_sq_report(struct sroce_qp *qp)
 			sroce_sq_wc(qp, done, st);
 		done++;
 	}
-	if (done == qp->sq_done)
-		return;
-	qp->sq_done = done;
-	qp->sq.own = done & mask;
-	sroce_queue_set_consumer(&qp->sq, qp->sq.own);
+	if (done != qp->sq_done) {
+		qp->sq_done = done;
+		qp->sq.own = done & mask;
+		sroce_queue_set_consumer(&qp->sq, qp->sq.own);
+	}
+	/* SQ_DRAINED says the completions are there: raise it after them */
+	if (qp->sq_drained_owed && done == qp->sq_eng.comp) {
+		qp->sq_drained_owed = false;
+		qp->notify |= SROCE_NOTIFY_SQ_DRAINED;
+	}
 }
 
 /* The QP was woken: report what its zero-copy packets held. qp->lock held. */
@@ -298,6 +303,21 @@ void sroce_glue_sq_reap(struct sroce_qp *qp)
 {
 	if (!sroce_qp_is_ud(qp))
 		sroce_sq_report(qp);
+}
+
+/*
+ * The engine says the SQ is drained (SQD): raise IB_EVENT_SQ_DRAINED
+ * once every completion before it is reported. qp->lock held.
+ */
+void sroce_glue_sq_drained(struct sroce_qp *qp)
+{
+	qp->sq_drained_owed = true;
+	if (sroce_qp_is_ud(qp)) {
+		qp->sq_drained_owed = false;
+		qp->notify |= SROCE_NOTIFY_SQ_DRAINED;
+		return;
+	}
+	sroce_sq_report(qp);
 }
 
 /*
@@ -318,7 +338,7 @@ unsigned int sroce_glue_sq_apply(struct sroce_qp *qp, u32 comp_before,
 	if (act->events)
 		sroce_count_events(qp->sdev, act->events);
 	if (act->drained)
-		qp->notify |= SROCE_NOTIFY_SQ_DRAINED;
+		sroce_glue_sq_drained(qp);
 	/* A broken engine invariant (it warned once) fails the QP */
 	if (unlikely(!act->error && (e->state == SROCE_SQ_RTS ||
 				     e->state == SROCE_SQ_DRAIN) &&

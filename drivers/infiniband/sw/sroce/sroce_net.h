@@ -8,6 +8,7 @@
 
 #include <linux/skbuff.h>
 #include <linux/spinlock.h>
+#include <linux/workqueue.h>
 #include <net/udp_tunnel.h>
 
 #include "sroce/wire.h"
@@ -99,6 +100,7 @@ struct sroce_tx_ctx {
 	struct user_struct	*user;		/* charged for pinned pages */
 	unsigned long		pin_limit;	/* pages, RLIMIT_MEMLOCK's */
 	struct sroce_qp __rcu	*qp;		/* to wake; NULL once destroyed */
+	struct work_struct	free_work;
 };
 
 int sroce_tx_ctx_create(struct sroce_qp *qp);

@@ -135,6 +135,7 @@ struct sroce_qp {
 	struct sroce_wqe	*wqe;		/* engine's, one per SQ slot */
 	struct sroce_swqe	*swqe;		/* glue's, one per SQ slot */
 	u32			sq_done;	/* oldest WQE not reported */
+	bool			sq_drained_owed; /* SQ_DRAINED after them */
 	u8			*swqe_data;
 	struct timer_list	retrans_timer;
 	struct timer_list	rnr_timer;

@@ -20,6 +20,7 @@
 #include "sroce/ud.h"
 #include "sroce.h"
 #include "sroce_cq.h"
+#include "sroce_glue.h"
 #include "sroce_mcast.h"
 #include "sroce_mr.h"
 #include "sroce_net.h"
@@ -244,6 +245,7 @@ static void sroce_qp_reset(struct sroce_qp *qp)
 	/* The queues start empty again, as the provider expects. */
 	qp->sq.own = 0;
 	qp->sq_done = 0;
+	qp->sq_drained_owed = false;
 	qp->rq.own = 0;
 	qp->sq.buf->producer_index = 0;
 	qp->sq.buf->consumer_index = 0;
@@ -402,7 +404,7 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 			sroce_sq_drain(&qp->sq_eng, &act);
 		WRITE_ONCE(qp->state, next);
 		if (act.drained)
-			qp->notify |= SROCE_NOTIFY_SQ_DRAINED;
+			sroce_glue_sq_drained(qp);
 		if (next == IB_QPS_ERR)
 			sroce_qp_fail(qp);
 	}
@@ -480,6 +482,7 @@ int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	WRITE_ONCE(qp->state, IB_QPS_RESET);
 	sroce_sq_reset(&qp->sq_eng);
 	qp->sq_done = 0;
+	qp->sq_drained_owed = false;
 	sroce_rq_reset(&qp->rq_eng);
 	sroce_qp_unlock(qp, flags);
 	synchronize_rcu();

@@ -21,7 +21,9 @@
 #include <linux/sched/user.h>
 #include <linux/skbuff.h>
 #include <linux/slab.h>
+#include <linux/vmalloc.h>
 #include <linux/wait_bit.h>
+#include <linux/workqueue.h>
 
 #include "sroce.h"
 #include "sroce_compat.h"
@@ -31,14 +33,36 @@
 /* Transmit contexts alive: module exit waits for the last one */
 static atomic_t sroce_tx_ctxs = ATOMIC_INIT(0);
 
+static void sroce_tx_ctx_free(struct sroce_tx_ctx *ctx)
+{
+	free_uid(ctx->user);
+	kvfree(ctx->zc);
+	kfree(ctx);
+	if (atomic_dec_and_test(&sroce_tx_ctxs))
+		wake_up_var(&sroce_tx_ctxs);
+}
+
+static void sroce_tx_ctx_free_work(struct work_struct *work)
+{
+	sroce_tx_ctx_free(container_of(work, struct sroce_tx_ctx, free_work));
+}
+
+/*
+ * The last reference may go in any context: a packet freed in softirq,
+ * or by a task holding a spinlock. vfree() may sleep there, so a
+ * context whose slots were vmalloc()ed is freed from the workqueue
+ * (module exit waits for the count, then destroys the queue, which
+ * lets the work finish).
+ */
 static void sroce_tx_ctx_unref(struct sroce_tx_ctx *ctx)
 {
-	if (refcount_dec_and_test(&ctx->refs)) {
-		free_uid(ctx->user);
-		kvfree(ctx->zc);
-		kfree(ctx);
-		if (atomic_dec_and_test(&sroce_tx_ctxs))
-			wake_up_var(&sroce_tx_ctxs);
+	if (!refcount_dec_and_test(&ctx->refs))
+		return;
+	if (is_vmalloc_addr(ctx->zc)) {
+		INIT_WORK(&ctx->free_work, sroce_tx_ctx_free_work);
+		queue_work(sroce_wq, &ctx->free_work);
+	} else {
+		sroce_tx_ctx_free(ctx);
 	}
 }
 
