@@ -4,9 +4,10 @@
  * from user space.
  *
  * -t early (a pair; -s on the receiver, -c IP on the sender): the sender
- * posts one Send of -l bytes (default 64 KiB) filled with 0xAA and, the
- * moment it completes, overwrites the buffer with 0xBB, as any
- * application reusing its buffers does. The test around it holds the
+ * posts one Send of -l bytes (default 64 KiB) filled with 0xAA, moves
+ * its QP to SQD and, the moment IBV_EVENT_SQ_DRAINED comes (with the
+ * Send's completion, which must be there by then), overwrites the buffer
+ * with 0xBB, as any application reusing its buffers does. The test around it holds the
  * sender's packets in a slow qdisc and has the peer acknowledge the
  * whole message early with a forged ACK (roce_forge.py --op ack): the
  * sender writes its QPN and the message's last PSN to -o FILE once the
@@ -25,7 +26,9 @@
  * Both sides of "early" talk over TCP port -p (default 18515).
  */
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <getopt.h>
+#include <poll.h>
 #include <netinet/in.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
@@ -151,6 +154,26 @@ static int post_one(struct res *r, enum ibv_wr_opcode op, size_t off,
 	return ibv_post_send(r->qp, &wr, &bad);
 }
 
+/* RTS -> SQD, then wait for IBV_EVENT_SQ_DRAINED: 1 once it came */
+static int sq_drain(struct res *r)
+{
+	struct pollfd pfd = { .fd = r->ibv->async_fd, .events = POLLIN };
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_SQD };
+	struct ibv_async_event ev;
+	int drained = 0;
+
+	fcntl(pfd.fd, F_SETFL, fcntl(pfd.fd, F_GETFL) | O_NONBLOCK);
+	if (ibv_modify_qp(r->qp, &a, IBV_QP_STATE))
+		return 0;
+	while (!drained && poll(&pfd, 1, WAIT_SECS * 1000) == 1 &&
+	       !ibv_get_async_event(r->ibv, &ev)) {
+		drained = ev.event_type == IBV_EVENT_SQ_DRAINED &&
+			  ev.element.qp == r->qp;
+		ibv_ack_async_event(&ev);
+	}
+	return drained;
+}
+
 /* -t early */
 static void test_early(void)
 {
@@ -181,6 +204,7 @@ static void test_early(void)
 
 	if (peer_ip) {
 		struct timespec t0, t1;
+		int drained, polled;
 		char tmp[4096];
 		FILE *f;
 
@@ -197,7 +221,16 @@ static void test_early(void)
 			(me.psn + npkts - 1) & 0xffffff);
 		if (fclose(f) || rename(tmp, out_file))
 			die(out_file);
-		ok(!vu_wait_wc(r.cq, WAIT_SECS, &wc) &&
+		/*
+		 * SQD at once: IBV_EVENT_SQ_DRAINED says every send is
+		 * done, so the Send's completion must be there with it.
+		 */
+		drained = sq_drain(&r);
+		polled = ibv_poll_cq(r.cq, 1, &wc);
+		ok(drained && polled == 1,
+		   "early: SQ_DRAINED (%d) comes with the Send's completion (%d)",
+		   drained, polled);
+		ok((polled == 1 || !vu_wait_wc(r.cq, WAIT_SECS, &wc)) &&
 		   wc.status == IBV_WC_SUCCESS,
 		   "early: the Send completes (status %d)", wc.status);
 		/* the buffer is the application's again: reuse it */
