@@ -91,7 +91,7 @@ struct sroce_zc {
  */
 struct sroce_tx_ctx {
 	struct sroce_zc		base;
-	struct sroce_zc		*zc;		/* one per SQ slot; RC only */
+	struct sroce_zc		*zc;		/* one per SQ slot; user RC only */
 	u32			zc_mask;
 	refcount_t		refs;		/* the QP's, and one per hold */
 	atomic_t		holds;		/* packets, busy slots: module held */
@@ -104,7 +104,7 @@ struct sroce_tx_ctx {
 };
 
 int sroce_tx_ctx_create(struct sroce_qp *qp);
-int sroce_tx_ctx_zc_init(struct sroce_tx_ctx *ctx, u32 slots, bool user);
+int sroce_tx_ctx_zc_init(struct sroce_tx_ctx *ctx, u32 slots);
 bool sroce_tx_zc_attach(struct sroce_tx_ctx *ctx, u32 idx,
 			struct sk_buff *skb, u32 pages);
 bool sroce_tx_zc_busy(struct sroce_tx_ctx *ctx, u32 idx);

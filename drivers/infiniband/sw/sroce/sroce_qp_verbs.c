@@ -177,10 +177,9 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	err = sroce_qp_init_queues(qp, &init->cap, udata);
 	if (err)
 		goto err_tx;
-	/* zero copy: RC requesters only (sroce_pkt_zcopy()) */
-	if (init->qp_type == IB_QPT_RC) {
-		err = sroce_tx_ctx_zc_init(qp->tx, qp->sq.index_mask + 1,
-					   !!udata);
+	/* zero copy: user RC requesters only (sroce_pkt_zcopy()) */
+	if (init->qp_type == IB_QPT_RC && udata) {
+		err = sroce_tx_ctx_zc_init(qp->tx, qp->sq.index_mask + 1);
 		if (err)
 			goto err_queues;
 	}

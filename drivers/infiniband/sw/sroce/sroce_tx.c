@@ -149,12 +149,12 @@ int sroce_tx_ctx_create(struct sroce_qp *qp)
 }
 
 /*
- * An RC QP's zero-copy slots, one per SQ slot (@slots, a power of two).
- * A user QP's pinned pages are charged to the creating process's user
- * against its RLIMIT_MEMLOCK, unless it may lock memory at will
- * (CAP_IPC_LOCK). Process context, at create.
+ * A user RC QP's zero-copy slots, one per SQ slot (@slots, a power of
+ * two); kernel QPs send no user pages. The pages are charged to the
+ * creating process's user against its RLIMIT_MEMLOCK, unless it may
+ * lock memory at will (CAP_IPC_LOCK). Process context, at create.
  */
-int sroce_tx_ctx_zc_init(struct sroce_tx_ctx *ctx, u32 slots, bool user)
+int sroce_tx_ctx_zc_init(struct sroce_tx_ctx *ctx, u32 slots)
 {
 	u32 i;
 
@@ -169,7 +169,7 @@ int sroce_tx_ctx_zc_init(struct sroce_tx_ctx *ctx, u32 slots, bool user)
 		z->ubuf.flags = SKBFL_ZEROCOPY_FRAG;
 		z->ctx = ctx;
 	}
-	if (user && !capable(CAP_IPC_LOCK)) {
+	if (!capable(CAP_IPC_LOCK)) {
 		ctx->user = get_uid(current_user());
 		ctx->pin_limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
 	}
@@ -192,16 +192,18 @@ static bool sroce_tx_pin(struct sroce_tx_ctx *ctx, u32 pages)
  * Make @skb, whose payload is @pages page fragments of user MRs, a
  * zero-copy packet of SQ WQE @idx: it holds the WQE's ubuf_info, and its
  * pages are charged, until the stack lets go of them. False if the
- * charge is over the owner's limit (the caller copies instead). Before
+ * charge is over the owner's limit, or the QP has no slots (a kernel
+ * QP): the caller copies instead. Before
  * the skb is sealed and sent; qp->lock held.
  */
 bool sroce_tx_zc_attach(struct sroce_tx_ctx *ctx, u32 idx,
 			struct sk_buff *skb, u32 pages)
 {
-	struct sroce_zc *z = &ctx->zc[idx & ctx->zc_mask];
+	struct sroce_zc *z;
 
-	if (!sroce_tx_pin(ctx, pages))
+	if (!ctx->zc || !sroce_tx_pin(ctx, pages))
 		return false;
+	z = &ctx->zc[idx & ctx->zc_mask];
 	/*
 	 * From 0 only here, under qp->lock: at 0 no packet holds the slot,
 	 * so no completion can run for it meanwhile.
