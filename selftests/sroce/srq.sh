@@ -6,7 +6,8 @@
 # QPs share one SRQ; the limit event; a resize with WQEs pending; every
 # WQE consumed once with its data intact; LAST_WQE_REACHED when a QP on
 # the SRQ fails). With zcopy=on, the Sends' payloads leave as their MR's
-# pages (tx_zcopy_packets), which local delivery copies out.
+# pages (tx_zcopy_packets), which local delivery reads when the
+# receiving QP takes the packet: each Send completes only after that.
 . "$(dirname "$0")/../lib.sh"
 
 ktap_begin
