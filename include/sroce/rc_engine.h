@@ -150,6 +150,8 @@ struct sroce_sq_eng {
 	u32	recover_psn;	/* recovering: sent_psn when it rewound */
 	u32	cwnd;		/* PSNs in flight allowed now, 1..window */
 	bool	recovering;
+	bool	nak_recover;	/* rewound on a NAK of nak_psn */
+	u32	nak_psn;
 	u32	reread_idx;	/* READ hole to request before anything */
 	bool	reread_owed;
 	u8	retries_left;

@@ -287,6 +287,72 @@ static void test_lossless(void)
 	tap_end();
 }
 
+/*
+ * One packet lost from a long Write, on a wire that keeps order: the
+ * responder NAKs the gap once and the requester goes back to it, once.
+ * What it resends is what followed the lost packet, plus at most the
+ * one packet of a tail probe: the partial ACKs of the resent window are
+ * progress, and must not send it again.
+ */
+static void test_one_loss(void)
+{
+	u32 i, first;
+
+	tap_begin("engine: one loss, one go-back: resends bounded by the window");
+	setup(1024);
+	post(SROCE_WR_WRITE, 200 * 1024, 0);
+	req_run(&A);
+	first = (u32)nwire[0];
+	CHECK(first > 8);
+	/* lose the third; the rest arrive and are dropped out of sequence */
+	deliver(&B, 2);
+	for (i = 0; i < 1000 && (nwire[0] || nwire[1]); i++) {
+		deliver(&A, -1);
+		deliver(&B, -1);
+	}
+	CHECK_EQ(A.g.sq.comp, 1);
+	CHECK(!memcmp(B.mem, A.local[0], 200 * 1024));
+	CHECK_EQ(cnt(&B, HG_CNT_EV_BASE + SROCE_EV_SEQ_NAK_SENT), 1);
+	CHECK(cnt(&A, HG_CNT_RETRANSMITS) <= first - 2 + 1);
+	tap_end();
+}
+
+/*
+ * The responder drops in silence what comes after a gap it NAKed. A
+ * resent packet that overtakes the resent one it waits for is lost so;
+ * at the tail nothing would tell but the timer: the requester probes
+ * with its last packet once the NAKed PSN is answered.
+ */
+static void test_tail_probe(void)
+{
+	struct pkt tmp;
+
+	tap_begin("engine: a resend overtaken at the tail is probed, not timed out");
+	setup(1024);
+	post(SROCE_WR_WRITE, 100, 0);
+	post(SROCE_WR_WRITE, 100, 200);
+	post(SROCE_WR_WRITE, 100, 400);
+	req_run(&A);
+	CHECK_EQ(nwire[0], 3);
+	deliver(&B, 1);			/* the second lost: NAK at the third */
+	deliver(&A, -1);		/* ACK of the first, the NAK */
+	CHECK_EQ(A.g.sq.comp, 1);
+	CHECK_EQ(nwire[0], 2);		/* the second and third again */
+	tmp = wire[0][0];		/* ... in the wrong order */
+	wire[0][0] = wire[0][1];
+	wire[0][1] = tmp;
+	deliver(&B, -1);		/* third dropped unsaid, second taken */
+	deliver(&A, -1);		/* its ACK: the probe goes */
+	CHECK_EQ(A.g.sq.comp, 2);
+	CHECK_EQ(nwire[0], 1);
+	deliver(&B, -1);
+	deliver(&A, -1);
+	CHECK_EQ(A.g.sq.comp, 3);
+	CHECK_EQ(cnt(&A, HG_CNT_EV_BASE + SROCE_EV_TIMEOUT), 0);
+	CHECK(!memcmp(B.mem + 400, A.local[2], 100));
+	tap_end();
+}
+
 static void test_read_loss(void)
 {
 	u32 i;
@@ -1200,6 +1266,8 @@ void test_engine(void)
 	test_long();
 	test_lossless();
 	test_read_loss();
+	test_one_loss();
+	test_tail_probe();
 	test_reread_range();
 	test_timeout();
 	test_atomic();

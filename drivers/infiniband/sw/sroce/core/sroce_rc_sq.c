@@ -354,6 +354,7 @@ static void sq_rewind(struct sroce_sq_eng *e, u32 psn, u32 *events)
 	/* recovering until everything sent before the rewind is answered */
 	e->recover_psn = e->sent_psn;
 	e->recovering = true;
+	e->nak_recover = false;
 	e->reread_owed = false;
 	if (e->comp != e->fetch)
 		head->rd_gap_seen = 0;
@@ -474,6 +475,33 @@ static bool sq_head_mid_read(const struct sroce_sq_eng *e)
 	return w->rd_done % e->rd_chunk;
 }
 
+/*
+ * The responder NAKs a PSN gap once, then drops what follows in silence
+ * until the packet it NAKed arrives.  A resent packet that overtook that
+ * one (a reordering wire) is lost so, and only a later packet, making a
+ * new gap, would say it: at the tail of the queue none comes, and the
+ * timer would have to (with retry_cnt 0, fatally).  So once a NAK's PSN
+ * is answered past (@una was the oldest unanswered PSN before this
+ * answer), everything was sent again and nothing new waits, the last
+ * packet goes once more: the responder ACKs it as a duplicate, or NAKs
+ * the gap before it.  One packet, once per NAK: on a wire that keeps
+ * order a partial answer is progress, not a loss, and resending the
+ * window at each (as this rule once did) made every recovery send it
+ * many times over.  Not inside a READ request: its responses come one by
+ * one.
+ */
+static void sq_tail_probe(struct sroce_sq_eng *e, u32 una,
+			  struct sroce_sq_act *act)
+{
+	if (!e->nak_recover || e->una_psn == una ||
+	    sroce_psn_diff(e->una_psn, e->nak_psn) <= 0 ||
+	    e->next_psn != e->sent_psn || e->req != e->fetch ||
+	    !sq_in_flight(e) || sq_head_mid_read(e))
+		return;
+	sq_rewind(e, sroce_psn_prev(e->sent_psn), &act->events);
+	act->kick = true;
+}
+
 static void sq_after_progress(struct sroce_sq_eng *e, bool progress,
 			      struct sroce_sq_act *act)
 {
@@ -519,20 +547,7 @@ static void sq_after_progress(struct sroce_sq_eng *e, bool progress,
 		e->cwnd = e->window;
 	if (e->recovering && sroce_psn_diff(e->una_psn, e->recover_psn) >= 0)
 		e->recovering = false;
-	/*
-	 * A partial answer in recovery, once all was sent again: what
-	 * follows una arrived before it did, out of order, and was dropped
-	 * (the responder NAKs a gap once).  Resend it now rather than wait
-	 * for the timer: a reordering wire would otherwise cost a timeout
-	 * per packet.  Not inside a READ request: its responses come one
-	 * by one, and asking for the rest at each would multiply them.
-	 */
-	if (e->recovering && e->una_psn != una &&
-	    e->next_psn == e->sent_psn && sq_in_flight(e) &&
-	    !sq_head_mid_read(e)) {
-		sq_rewind(e, e->una_psn, &act->events);
-		act->kick = true;
-	}
+	sq_tail_probe(e, una, act);
 	if (progress) {
 		e->retries_left = e->retry_cnt;
 		e->rnr_left = e->rnr_retry;
@@ -897,6 +912,8 @@ static void comp_ack(struct sroce_sq_eng *e, const struct sroce_pkt *pkt,
 		ev(&act->events, SROCE_EV_SEQ_NAK_RCVD);
 		sq_update_una(e);
 		sq_rewind(e, psn, &act->events);
+		e->nak_recover = true;
+		e->nak_psn = psn;
 		act->kick = true;
 		break;
 	case SROCE_ACK_RNR_WAIT:
