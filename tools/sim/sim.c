@@ -99,6 +99,13 @@ static void hook_xmit(struct hg_side *g, u8 *buf, u32 len)
 	int copies = 1, i;
 
 	from->link_free = depart;
+	/* the context that built it hands it over late (sim_wire_cfg) */
+	depart += w->ctx_delay;
+	if (!c->ctx_unordered) {
+		if (depart < from->tx_floor)
+			depart = from->tx_floor;
+		from->tx_floor = depart;
+	}
 	w->res->cnt[SC_PKTS]++;
 	w->res->cnt[SC_BYTES_WIRE] += len;
 	adversary_maybe(w);
@@ -894,6 +901,9 @@ static void dispatch(struct sim *w, const struct sim_ev *ev)
 {
 	struct sim_side *s = &w->side[ev->side & 1];
 
+	w->ctx_delay = 0;
+	if (w->cfg->wire.ctx_ns)
+		w->ctx_delay = rng_below(&w->ctx, w->cfg->wire.ctx_ns + 1);
 	switch (ev->type) {
 	case EV_DELIVER:
 		if (!rx_slow(w, s, ev))
@@ -1083,6 +1093,7 @@ enum sim_outcome sim_run(const struct sim_cfg *cfg, struct sim_result *res)
 	rng_seed(&w->net, cfg->seed, 2);
 	rng_seed(&w->adv, cfg->seed, 3);
 	rng_seed(&w->lo, cfg->seed, 12);
+	rng_seed(&w->ctx, cfg->seed, 13);
 	cur_world = w;
 	if (sim_work_build(w)) {
 		res->outcome = SIM_FAILED;

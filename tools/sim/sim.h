@@ -89,6 +89,18 @@ struct sim_wire_cfg {
 	u32	rx_queue;
 	u64	stall_ns;
 	u64	stall_every_ns;
+	/*
+	 * Contexts: the kernel builds a QP's packets under its lock and
+	 * hands them to the stack after dropping it, from whichever context
+	 * ran the engine (a posting task, the receive softirq, the
+	 * workqueue, a timer), any of which may be held up there.  Each
+	 * event's packets leave up to ctx_ns late (drawn per event); they
+	 * reach the wire in the order they were built (the kernel's
+	 * qp->txq), or with ctx_unordered in the order their contexts got
+	 * to send them (the driver before that queue).  0: off.
+	 */
+	u64	ctx_ns;
+	bool	ctx_unordered;
 };
 
 /* A forged packet: how to derive it from the live state at injection */

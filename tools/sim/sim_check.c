@@ -322,6 +322,32 @@ static void classify(struct sim *w)
 	}
 }
 
+/*
+ * A wire that loses, duplicates, reorders and corrupts nothing, into a
+ * receiver that keeps up: every packet arrives once and in the order its
+ * sender built it, however late its contexts sent it.  Nothing may then
+ * be resent, no timer expire, no PSN gap be NAKed.  Unless an RNR NAK came:
+ * the receiver had no WQE, and what followed the packet it refused is
+ * out of sequence there until the requester resends.
+ */
+static void check_clean_wire(struct sim *w)
+{
+	const struct sim_wire_cfg *c = &w->cfg->wire;
+	const u64 *n = w->res->cnt;
+
+	if (c->loss || c->dup || c->reorder || c->corrupt || c->jitter_ns ||
+	    c->rx_ns || c->ctx_unordered || w->adversarial ||
+	    n[SC_EV_BASE + SROCE_EV_RNR_NAK_RCVD])
+		return;
+	if (n[SC_TIMEOUTS] || n[SC_EV_BASE + SROCE_EV_SEQ_NAK_SENT] ||
+	    n[SC_RETRANSMITS])
+		sim_fail(w, "a loss-free wire in order saw %llu resends, %llu timeouts, %llu sequence NAKs",
+			 (unsigned long long)n[SC_RETRANSMITS],
+			 (unsigned long long)n[SC_TIMEOUTS],
+			 (unsigned long long)n[SC_EV_BASE +
+					       SROCE_EV_SEQ_NAK_SENT]);
+}
+
 void sim_check_final(struct sim *w)
 {
 	int i;
@@ -341,6 +367,8 @@ void sim_check_final(struct sim *w)
 		}
 		check_untouched(w, s);
 	}
+	if (!w->failed)
+		check_clean_wire(w);
 	if (!w->failed)
 		classify(w);
 }

@@ -135,6 +135,7 @@ struct sim_side {
 	u64	err_ns;		/* when the QP went to error */
 	/* transmit: one link, shared by requester and responder */
 	u64	link_free;
+	u64	tx_floor;	/* contexts in order: none leaves before this */
 	bool	tx_sched;
 	/* receive: a slow receiver's queue (sim_wire_cfg.rx_ns) */
 	u64	rx_free;
@@ -184,6 +185,8 @@ struct sim {
 	struct sim_rng net;	/* wire faults */
 	struct sim_rng adv;	/* adversary */
 	struct sim_rng lo;	/* which WQEs are local ones */
+	struct sim_rng ctx;	/* how late contexts send */
+	u64	ctx_delay;	/* this event's context sends so late */
 	u64	now;
 	u64	seq;
 	struct sim_ev *heap;

@@ -4,7 +4,8 @@
  *
  *   sim --seed N --runs K [--mix] [--loss P --dup P --reorder P
  *       --corrupt P --latency-ns N --jitter-ns N --reorder-ns N
- *       --bw-ps N --adversary RATE --budget B --max-ops N] [--verbose]
+ *       --bw-ps N --ctx-ns N [--ctx-unordered] --adversary RATE
+ *       --budget B --max-ops N] [--verbose]
  *   sim --bench
  *   sim --fuzz-input FILE      replay a fuzz_sim input
  *
@@ -76,6 +77,7 @@ static void usage(void)
 		"usage: sim [--seed N] [--runs K] [--mix] [--loss P] [--dup P]\n"
 		"           [--reorder P] [--corrupt P] [--latency-ns N]\n"
 		"           [--jitter-ns N] [--reorder-ns N] [--bw-ps N]\n"
+		"           [--ctx-ns N] [--ctx-unordered]\n"
 		"           [--adversary RATE] [--budget BYTES] [--max-ops N]\n"
 		"           [--no-ref] [--no-fork] [--verbose [--verbose]]\n"
 		"       sim --bench\n"
@@ -105,6 +107,8 @@ static bool parse_value(struct opts *o, const char *a, const char *v)
 		wc->jitter_ns = strtoull(v, NULL, 0);
 	else if (!strcmp(a, "--reorder-ns"))
 		wc->reorder_ns = strtoull(v, NULL, 0);
+	else if (!strcmp(a, "--ctx-ns"))
+		wc->ctx_ns = strtoull(v, NULL, 0);
 	else if (!strcmp(a, "--bw-ps"))
 		wc->ps_per_byte = (u32)strtoul(v, NULL, 0);
 	else if (!strcmp(a, "--adversary"))
@@ -142,6 +146,8 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 			o->no_ref = true;
 		else if (!strcmp(a, "--no-fork"))
 			o->no_fork = true;
+		else if (!strcmp(a, "--ctx-unordered"))
+			o->cfg.wire.ctx_unordered = true;
 		else if (!strcmp(a, "--verbose") || !strcmp(a, "-v"))
 			o->cfg.verbose++;
 		else if (v && parse_value(o, a, v))
@@ -170,6 +176,20 @@ static void slow_receiver(u64 seed, struct sim_wire_cfg *wc)
 	}
 }
 
+/*
+ * Three seeds in four send from late contexts, up to 20 us (a stream of
+ * their own, as above): on a perfect wire too, where nothing may be
+ * resent for it (sim_check.c).
+ */
+static void contexts(u64 seed, struct sim_wire_cfg *wc)
+{
+	struct sim_rng r;
+
+	rng_seed(&r, seed, 9);
+	if (rng_below(&r, 4))
+		wc->ctx_ns = rng_range(&r, 100, 20000);
+}
+
 /* --mix: a profile per seed, drawn from the seed */
 static const char *mix_profile(u64 seed, struct sim_cfg *cfg)
 {
@@ -186,6 +206,7 @@ static const char *mix_profile(u64 seed, struct sim_cfg *cfg)
 	wc->jitter_ns = rng_below(&r, 2000);
 	wc->reorder_ns = rng_range(&r, 1000, 100000);
 	wc->ps_per_byte = bw[rng_below(&r, 3)];
+	contexts(seed, wc);
 	switch (seed % 4) {
 	case 0:
 		/*
@@ -239,11 +260,13 @@ static void replay_line(const struct opts *o, u64 seed)
 			 " --mix");
 	else
 		snprintf(cur_replay + n, sizeof(cur_replay) - (size_t)n,
-			 " --loss %g --dup %g --reorder %g --corrupt %g --latency-ns %llu --jitter-ns %llu --reorder-ns %llu --bw-ps %u --adversary %g --budget %llu --max-ops %u",
+			 " --loss %g --dup %g --reorder %g --corrupt %g --latency-ns %llu --jitter-ns %llu --reorder-ns %llu --bw-ps %u --ctx-ns %llu%s --adversary %g --budget %llu --max-ops %u",
 			 wc->loss, wc->dup, wc->reorder, wc->corrupt,
 			 (unsigned long long)wc->latency_ns,
 			 (unsigned long long)wc->jitter_ns,
 			 (unsigned long long)wc->reorder_ns, wc->ps_per_byte,
+			 (unsigned long long)wc->ctx_ns,
+			 wc->ctx_unordered ? " --ctx-unordered" : "",
 			 o->cfg.adversary, (unsigned long long)o->cfg.budget,
 			 o->cfg.max_ops);
 }
@@ -348,6 +371,7 @@ static enum sim_outcome run_seed(const struct opts *o, u32 n, u64 seed,
 		memset(&rcfg.wire, 0, sizeof(rcfg.wire));
 		rcfg.wire.latency_ns = cfg.wire.latency_ns;
 		rcfg.wire.ps_per_byte = cfg.wire.ps_per_byte;
+		rcfg.wire.ctx_ns = cfg.wire.ctx_ns;
 		rcfg.adversary = 0;
 		rcfg.verbose = 0;
 		bound_from_ref(&rcfg, NULL);
