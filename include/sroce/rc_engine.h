@@ -65,6 +65,15 @@
 #define SROCE_MAX_BACKOFF	6
 
 /*
+ * The retransmit timer learns the round trip (sq_timer_ns()): the larger
+ * of the QP's timeout and srtt + 4 * rttvar (at least
+ * SROCE_RTO_MIN_VAR_NS over srtt), the estimate at most
+ * SROCE_RTO_MAX_NS, then doubled by the backoff.
+ */
+#define SROCE_RTO_MIN_VAR_NS	1000000ULL
+#define SROCE_RTO_MAX_NS	2000000000ULL
+
+/*
  * Engine events, as bits of act->events: what happened, for counters.
  * The glue maps each to a device counter.
  */
@@ -151,6 +160,8 @@ struct sroce_sq_eng {
 	u32	cwnd;		/* PSNs in flight allowed now, 1..window */
 	bool	recovering;
 	bool	nak_recover;	/* rewound on a NAK of nak_psn */
+	bool	pto_ok;		/* ... and the probe timer may fire */
+	bool	pto_armed;	/* the timer armed is that probe */
 	u32	nak_psn;
 	u32	reread_idx;	/* READ hole to request before anything */
 	bool	reread_owed;
@@ -162,6 +173,18 @@ struct sroce_sq_eng {
 	bool	late;		/* ... and was answered past the resend */
 	bool	rnr_wait;
 	bool	drained_owed;	/* SQ_DRAINED event not given yet */
+	/*
+	 * Round trip (Jacobson/Karels): one packet first sent at rtt_t0 is
+	 * timed until una passes rtt_psn; a rewind over it cancels the
+	 * sample (Karn).  now is the glue's clock (sroce_sq_clock()).
+	 */
+	u64	now;
+	u64	rtt_t0;
+	u32	rtt_psn;
+	bool	rtt_timing;
+	bool	rtt_valid;	/* srtt and rttvar hold a sample */
+	u64	srtt;		/* ns */
+	u64	rttvar;		/* ns */
 	u32	drain_limit;	/* DRAIN: first WQE not to start */
 	u32	err_idx;	/* ERROR: WQE that carries err_status */
 	u8	err_status;	/* SROCE_WC_*, or SUCCESS for a pure flush */
@@ -275,6 +298,10 @@ void sroce_sq_set_psn(struct sroce_sq_eng *e, u32 psn);
 
 /* State changes; sroce_sq_drain() may set act->drained at once */
 void sroce_sq_start(struct sroce_sq_eng *e);
+/* The time now, in ns from any origin, before an event (never goes back) */
+void sroce_sq_clock(struct sroce_sq_eng *e, u64 now_ns);
+/* The retransmit timer's period now (RTT estimate and backoff included) */
+u64 sroce_sq_timer_ns(const struct sroce_sq_eng *e);
 void sroce_sq_drain(struct sroce_sq_eng *e, struct sroce_sq_act *act);
 void sroce_sq_reset(struct sroce_sq_eng *e);
 

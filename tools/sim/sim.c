@@ -901,6 +901,9 @@ static void dispatch(struct sim *w, const struct sim_ev *ev)
 {
 	struct sim_side *s = &w->side[ev->side & 1];
 
+	/* the engines' clock: the round trips they measure are simulated */
+	sroce_sq_clock(&w->side[0].g.sq, w->now);
+	sroce_sq_clock(&w->side[1].g.sq, w->now);
 	w->ctx_delay = 0;
 	if (w->cfg->wire.ctx_ns)
 		w->ctx_delay = rng_below(&w->ctx, w->cfg->wire.ctx_ns + 1);

@@ -353,6 +353,56 @@ static void test_tail_probe(void)
 	tap_end();
 }
 
+/*
+ * The retransmit timer learns a peer slower than the QP's timeout: one
+ * packet timed per round trip, none that was sent again (Karn), the
+ * period never below the QP's timeout.
+ */
+static void test_rtt(void)
+{
+	u64 base = sroce_ack_timeout_ns(14);	/* 67 ms */
+	u32 i;
+
+	tap_begin("engine: the timer learns the round trip, never below the QP's timeout");
+	setup(1024);
+	CHECK_EQ(sroce_sq_timer_ns(&A.g.sq), base);
+	for (i = 0; i < 8; i++) {
+		sroce_sq_clock(&A.g.sq, (u64)i * 1000000000ULL);
+		post(SROCE_WR_WRITE, 100, 0);
+		req_run(&A);
+		deliver(&B, -1);
+		/* the answer comes 300 ms later */
+		sroce_sq_clock(&A.g.sq, (u64)i * 1000000000ULL + 300000000ULL);
+		deliver(&A, -1);
+	}
+	CHECK_EQ(A.g.sq.comp, 8);
+	CHECK(A.g.sq.rtt_valid);
+	CHECK_EQ(A.g.sq.srtt, 300000000ULL);
+	CHECK(sroce_sq_timer_ns(&A.g.sq) > 300000000ULL);
+	CHECK(sroce_sq_timer_ns(&A.g.sq) <= SROCE_RTO_MAX_NS);
+	/* a fast peer: the QP's timeout again */
+	for (i = 0; i < 40; i++) {
+		sroce_sq_clock(&A.g.sq, 10000000000ULL + (u64)i * 1000000ULL);
+		post(SROCE_WR_WRITE, 100, 0);
+		req_run(&A);
+		deliver(&B, -1);
+		deliver(&A, -1);
+	}
+	CHECK_EQ(sroce_sq_timer_ns(&A.g.sq), base);
+	/* Karn: a packet sent again gives no sample */
+	post(SROCE_WR_WRITE, 100, 0);
+	req_run(&A);
+	CHECK(A.g.sq.rtt_timing);
+	nwire[0] = 0;				/* lost */
+	{
+		struct sroce_sq_act act;
+
+		sroce_sq_timeout(&A.g.sq, &act);
+		CHECK(!A.g.sq.rtt_timing);
+	}
+	tap_end();
+}
+
 static void test_read_loss(void)
 {
 	u32 i;
@@ -1268,6 +1318,7 @@ void test_engine(void)
 	test_read_loss();
 	test_one_loss();
 	test_tail_probe();
+	test_rtt();
 	test_reread_range();
 	test_timeout();
 	test_atomic();

@@ -207,6 +207,7 @@ unsigned int sroce_glue_req_run(struct sroce_qp *qp, struct sk_buff_head *out,
 	struct sroce_sq_eng *e = &qp->sq_eng;
 	unsigned int res;
 
+	sroce_sq_clock(e, ktime_get_ns());	/* the round trip starts */
 	while (budget > 0) {
 		struct sroce_sq_act act;
 		struct sroce_tx_req tx;
@@ -453,6 +454,7 @@ unsigned int sroce_glue_comp_rcv(struct sroce_qp *qp,
 	bool kick = false;
 	unsigned int res;
 
+	sroce_sq_clock(e, ktime_get_ns());	/* ... and ends */
 	sroce_comp_rx(e, &rx->p, &act);
 	if (act.place) {
 		res = sroce_glue_sq_apply(qp, comp, &act);

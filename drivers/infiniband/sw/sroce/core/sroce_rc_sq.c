@@ -114,18 +114,82 @@ static u32 rd_reqs_done(const struct sroce_sq_eng *e,
 	return w->rd_done / e->rd_chunk;
 }
 
-static u64 sq_timer_ns(const struct sroce_sq_eng *e)
+/*
+ * The period: the QP's local ACK timeout, or longer where the round trip
+ * measured says a peer answers later than that (a receiver's queue that
+ * many QPs fill, a starved virtual machine), so that a slow queue costs
+ * time, not a spurious timeout and a window sent again into the same
+ * queue.  Never shorter than the QP's timeout, as IBA requires.
+ */
+u64 sroce_sq_timer_ns(const struct sroce_sq_eng *e)
 {
-	return sroce_ack_timeout_ns(e->timeout) << e->backoff;
+	u64 t = sroce_ack_timeout_ns(e->timeout);
+
+	if (e->rtt_valid) {
+		u64 var = 4 * e->rttvar, rto;
+
+		if (var < SROCE_RTO_MIN_VAR_NS)
+			var = SROCE_RTO_MIN_VAR_NS;
+		rto = e->srtt + var;
+		if (rto > SROCE_RTO_MAX_NS)
+			rto = SROCE_RTO_MAX_NS;
+		if (rto > t)
+			t = rto;
+	}
+	return t << e->backoff;
 }
 
-static void sq_arm(const struct sroce_sq_eng *e, struct sroce_sq_act *act,
-		   u8 op)
+static u64 sq_timer_ns(const struct sroce_sq_eng *e)
 {
+	return sroce_sq_timer_ns(e);
+}
+
+void sroce_sq_clock(struct sroce_sq_eng *e, u64 now_ns)
+{
+	if (now_ns > e->now)
+		e->now = now_ns;
+}
+
+/* A round-trip sample @r ns (RFC 6298's gains, 1/8 and 1/4) */
+static void sq_rtt_sample(struct sroce_sq_eng *e, u64 r)
+{
+	if (!e->rtt_valid) {
+		e->srtt = r;
+		e->rttvar = r / 2;
+		e->rtt_valid = true;
+		return;
+	}
+	e->rttvar = (3 * e->rttvar + (e->srtt > r ? e->srtt - r : r - e->srtt)) / 4;
+	e->srtt = (7 * e->srtt + r) / 8;
+}
+
+/*
+ * Recovering from a NAK, the timer is first a probe: silence for twice
+ * the round trip after the resend means it was lost again (the NAKed
+ * packet, so the responder still drops the rest, or a NAK of a new gap).
+ * Its expiry goes back to una without spending a retry
+ * (sroce_sq_timeout()); once per NAK, then the timer is the retransmit
+ * timeout again.
+ */
+static void sq_arm(struct sroce_sq_eng *e, struct sroce_sq_act *act, u8 op)
+{
+	u64 t, pto;
+
 	if (e->timeout == 0)
 		return;		/* no local ACK timeout: never fires */
+	t = sq_timer_ns(e);
+	if (op == SROCE_TIMER_ARM) {
+		e->pto_armed = false;
+		if (e->pto_ok && e->recovering && e->rtt_valid) {
+			pto = 2 * e->srtt + SROCE_RTO_MIN_VAR_NS;
+			if (pto < t) {
+				t = pto;
+				e->pto_armed = true;
+			}
+		}
+	}
 	act->timer = op;
-	act->timer_ns = sq_timer_ns(e);
+	act->timer_ns = t;
 }
 
 void sroce_sq_init(struct sroce_sq_eng *e, struct sroce_wqe *wqe, u32 size)
@@ -187,6 +251,7 @@ void sroce_sq_set_psn(struct sroce_sq_eng *e, u32 psn)
 	e->una_psn = psn;
 	e->sent_psn = psn;
 	e->ack_psn = sroce_psn_prev(psn);
+	e->rtt_timing = false;
 }
 
 void sroce_sq_start(struct sroce_sq_eng *e)
@@ -263,6 +328,7 @@ static void sq_error(struct sroce_sq_eng *e, u8 status,
 	sroce_sq_fail(e, e->comp, status);
 	act->error = true;
 	act->timer = SROCE_TIMER_STOP;
+	e->pto_armed = false;
 	act->kick = false;
 }
 
@@ -303,6 +369,7 @@ void sroce_sq_flushed(struct sroce_sq_eng *e)
 	e->reread_owed = false;
 	e->next_psn = e->sent_psn;
 	e->una_psn = e->sent_psn;
+	e->rtt_timing = false;
 }
 
 /*
@@ -351,6 +418,9 @@ static void sq_rewind(struct sroce_sq_eng *e, u32 psn, u32 *events)
 	struct sroce_wqe *head = sq_wqe(e, e->comp);
 
 	sq_point_at(e, psn);
+	/* what is sent again may be what answers: no sample from it (Karn) */
+	if (e->rtt_timing && sroce_psn_diff(e->rtt_psn, psn) >= 0)
+		e->rtt_timing = false;
 	/* recovering until everything sent before the rewind is answered */
 	e->recover_psn = e->sent_psn;
 	e->recovering = true;
@@ -386,6 +456,11 @@ static void sq_update_una(struct sroce_sq_eng *e)
 	}
 	if (sroce_psn_after(una, e->una_psn))
 		e->una_psn = una;
+	if (e->rtt_timing && sroce_psn_after(e->una_psn, e->rtt_psn)) {
+		e->rtt_timing = false;
+		if (e->now >= e->rtt_t0)
+			sq_rtt_sample(e, e->now - e->rtt_t0);
+	}
 	/* Nothing acknowledged is sent again */
 	if (sroce_psn_before(e->next_psn, e->una_psn))
 		sq_point_at(e, e->una_psn);
@@ -553,10 +628,12 @@ static void sq_after_progress(struct sroce_sq_eng *e, bool progress,
 		e->rnr_left = e->rnr_retry;
 		act->kick = true;
 	}
-	if (!sq_in_flight(e))
+	if (!sq_in_flight(e)) {
 		act->timer = SROCE_TIMER_STOP;
-	else if (progress)
+		e->pto_armed = false;
+	} else if (progress) {
 		sq_arm(e, act, SROCE_TIMER_ARM);
+	}
 	sq_check_drained(e, act);
 }
 
@@ -793,6 +870,7 @@ void sroce_sq_local_done(struct sroce_sq_eng *e, u32 idx, u8 status,
 		sroce_sq_fail(e, idx, status);
 		act->error = true;
 		act->timer = SROCE_TIMER_STOP;
+		e->pto_armed = false;
 		return;
 	}
 	sq_after_progress(e, sq_ack_through(e, act), act);
@@ -856,8 +934,14 @@ enum sroce_req_verdict sroce_req_next(struct sroce_sq_eng *e,
 			w->npkts = 0;	/* not started after all */
 		return v;
 	}
-	if (sroce_psn_after(e->next_psn, e->sent_psn))
+	if (sroce_psn_after(e->next_psn, e->sent_psn)) {
 		e->sent_psn = e->next_psn;
+		if (!resend && !e->rtt_timing && !e->uc) {
+			e->rtt_timing = true;
+			e->rtt_psn = tx->psn;
+			e->rtt_t0 = e->now;
+		}
+	}
 	if (e->req_off == w->length) {
 		e->req++;
 		e->req_off = 0;
@@ -914,6 +998,8 @@ static void comp_ack(struct sroce_sq_eng *e, const struct sroce_pkt *pkt,
 		sq_rewind(e, psn, &act->events);
 		e->nak_recover = true;
 		e->nak_psn = psn;
+		e->pto_ok = true;
+		sq_arm(e, act, SROCE_TIMER_ARM);
 		act->kick = true;
 		break;
 	case SROCE_ACK_RNR_WAIT:
@@ -930,6 +1016,7 @@ static void comp_ack(struct sroce_sq_eng *e, const struct sroce_pkt *pkt,
 			e->cwnd = out + 1 < e->window ? out + 1 : e->window;
 		e->rnr_wait = true;
 		act->timer = SROCE_TIMER_RNR;
+		e->pto_armed = false;
 		act->timer_ns = (u64)sroce_rnr_timer_us(sroce_syndrome_value(syn)) *
 				1000;
 		sq_check_drained(e, act);
@@ -1138,6 +1225,17 @@ void sroce_sq_timeout(struct sroce_sq_eng *e, struct sroce_sq_act *act)
 		return;
 	if (!sq_in_flight(e)) {
 		act->timer = SROCE_TIMER_STOP;
+		e->pto_armed = false;
+		return;
+	}
+	if (e->pto_armed) {
+		/* the probe (sq_arm()): not a timeout */
+		e->pto_armed = false;
+		e->pto_ok = false;
+		sq_rewind(e, e->una_psn, &act->events);
+		sq_arm(e, act, SROCE_TIMER_ARM);
+		act->kick = true;
+		sroce_sq_check(e);
 		return;
 	}
 	ev(&act->events, SROCE_EV_TIMEOUT);
@@ -1206,6 +1304,10 @@ bool sroce_sq_check(const struct sroce_sq_eng *e)
 				e->window);
 	bad |= SROCE_ENGINE_WARN(sroce_psn_diff(e->ack_psn, e->sent_psn) >= 0);
 	bad |= SROCE_ENGINE_WARN(!e->cwnd || e->cwnd > e->window);
+	/* the packet timed is in flight: sent, not yet answered */
+	bad |= SROCE_ENGINE_WARN(e->rtt_timing &&
+				 (sroce_psn_diff(e->rtt_psn, e->una_psn) < 0 ||
+				  sroce_psn_diff(e->sent_psn, e->rtt_psn) <= 0));
 	if (e->comp != e->fetch) {
 		const struct sroce_wqe *w = sq_wqe(e, e->comp);
 
