@@ -71,6 +71,9 @@
  * SROCE_RTO_MAX_NS, then doubled by the backoff.
  */
 #define SROCE_RTO_MIN_VAR_NS	1000000ULL
+
+/* cwnd after a loss halves it, never below this */
+#define SROCE_MIN_SSTHRESH	2
 #define SROCE_RTO_MAX_NS	2000000000ULL
 
 /*
@@ -158,6 +161,8 @@ struct sroce_sq_eng {
 	u32	ack_psn;	/* highest PSN acknowledged by an ACK */
 	u32	recover_psn;	/* recovering: sent_psn when it rewound */
 	u32	cwnd;		/* PSNs in flight allowed now, 1..window */
+	u32	ssthresh;	/* slow start below, +1 per cwnd above */
+	u32	ca_acc;		/* PSNs acknowledged towards cwnd + 1 */
 	bool	recovering;
 	bool	nak_recover;	/* rewound on a NAK of nak_psn */
 	bool	pto_ok;		/* ... and the probe timer may fire */

@@ -229,6 +229,8 @@ void sroce_sq_config(struct sroce_sq_eng *e, u32 mtu, u32 max_rd,
 	/* a modify_qp while WQEs are under way keeps a cut cwnd */
 	if (!sq_started(e) || e->cwnd > window)
 		e->cwnd = window;
+	if (!sq_started(e) || e->ssthresh > window)
+		e->ssthresh = window;
 	/* READs go out in half-window requests, clocked by the window */
 	e->rd_chunk = window / 2 * mtu;
 	e->max_rd = max_rd ? max_rd : 1;
@@ -577,6 +579,50 @@ static void sq_tail_probe(struct sroce_sq_eng *e, u32 una,
 	act->kick = true;
 }
 
+/*
+ * A loss (a NAK of a gap, a timeout that found one) halves what may be in
+ * flight: where packets are lost, a queue overflowed, most often the
+ * receiver's or the one its many QPs share, and a window sent again into
+ * it at full size only loses more; a QP whose resends are dropped while
+ * its neighbours keep the queue full would run out of retries. Once per
+ * recovery: the NAKs of one window are one loss.
+ */
+static void sq_cwnd_cut(struct sroce_sq_eng *e)
+{
+	u32 half = e->cwnd / 2;
+
+	e->ssthresh = half > SROCE_MIN_SSTHRESH ? half : SROCE_MIN_SSTHRESH;
+	if (e->ssthresh > e->window)
+		e->ssthresh = e->window;
+	e->cwnd = e->ssthresh;
+	e->ca_acc = 0;
+}
+
+/*
+ * @adv PSNs answered: below ssthresh cwnd grows by as much (slow start),
+ * above by one per cwnd answered (congestion avoidance), up to the window.
+ */
+static void sq_cwnd_grow(struct sroce_sq_eng *e, u32 adv)
+{
+	if (e->cwnd < e->ssthresh) {
+		e->cwnd += adv;
+		if (e->cwnd > e->ssthresh) {
+			e->ca_acc += e->cwnd - e->ssthresh;
+			e->cwnd = e->ssthresh;
+		}
+	} else {
+		e->ca_acc += adv;
+	}
+	while (e->cwnd < e->window && e->ca_acc >= e->cwnd) {
+		e->ca_acc -= e->cwnd;
+		e->cwnd++;
+	}
+	if (e->cwnd >= e->window) {
+		e->cwnd = e->window;
+		e->ca_acc = 0;
+	}
+}
+
 static void sq_after_progress(struct sroce_sq_eng *e, bool progress,
 			      struct sroce_sq_act *act)
 {
@@ -597,7 +643,7 @@ static void sq_after_progress(struct sroce_sq_eng *e, bool progress,
 		e->late = e->next_psn != next;
 		if (!e->late) {
 			e->backoff = 0;
-			e->cwnd = e->window;
+			e->cwnd = e->ssthresh;
 		}
 	}
 	if (e->late && sroce_psn_diff(e->una_psn, e->probe_psn) > 0) {
@@ -617,9 +663,7 @@ static void sq_after_progress(struct sroce_sq_eng *e, bool progress,
 	 */
 	if (e->late && sroce_psn_before(e->una_psn, e->probe_psn))
 		adv = !!adv;
-	e->cwnd += adv;
-	if (e->cwnd > e->window)
-		e->cwnd = e->window;
+	sq_cwnd_grow(e, adv);
 	if (e->recovering && sroce_psn_diff(e->una_psn, e->recover_psn) >= 0)
 		e->recovering = false;
 	sq_tail_probe(e, una, act);
@@ -995,6 +1039,9 @@ static void comp_ack(struct sroce_sq_eng *e, const struct sroce_pkt *pkt,
 	case SROCE_ACK_RETRY_FROM_PSN:
 		ev(&act->events, SROCE_EV_SEQ_NAK_RCVD);
 		sq_update_una(e);
+		if (!e->recovering ||
+		    sroce_psn_diff(psn, e->recover_psn) >= 0)
+			sq_cwnd_cut(e);		/* a loss, not one already seen */
 		sq_rewind(e, psn, &act->events);
 		e->nak_recover = true;
 		e->nak_psn = psn;
@@ -1249,6 +1296,7 @@ void sroce_sq_timeout(struct sroce_sq_eng *e, struct sroce_sq_act *act)
 	 * ACK of this one says so; a window resent per timeout is what
 	 * keeps it slow.  sq_after_progress() tells the two apart.
 	 */
+	sq_cwnd_cut(e);		/* where ssthresh goes */
 	e->cwnd = 1;
 	e->probing = true;
 	e->late = false;
@@ -1304,6 +1352,7 @@ bool sroce_sq_check(const struct sroce_sq_eng *e)
 				e->window);
 	bad |= SROCE_ENGINE_WARN(sroce_psn_diff(e->ack_psn, e->sent_psn) >= 0);
 	bad |= SROCE_ENGINE_WARN(!e->cwnd || e->cwnd > e->window);
+	bad |= SROCE_ENGINE_WARN(!e->ssthresh || e->ssthresh > e->window);
 	/* the packet timed is in flight: sent, not yet answered */
 	bad |= SROCE_ENGINE_WARN(e->rtt_timing &&
 				 (sroce_psn_diff(e->rtt_psn, e->una_psn) < 0 ||
