@@ -282,17 +282,15 @@ static void sroce_loop_exit(void)
 
 /*
  * Send a batch of sealed packets. Called without qp->lock, in process or
- * softirq context; a packet we cannot route or the stack drops is lost
- * like on any wire, and the protocol retransmits it. @paced packets (the
- * requester's and READ responses) count in qp->tx->inflight until the
- * stack frees them; ACKs sent as requests arrive are not paced: they are
- * one per request packet or fewer (sroce_tx.c). A zero-copy packet
+ * softirq context, by the one context that sends @qp's packets now
+ * (sroce_qp_xmit()); a packet we cannot route or the stack drops is lost
+ * like on any wire, and the protocol retransmits it. A zero-copy packet
  * holds its WQE's ubuf_info since it was built (struct sroce_zc), which
  * makes the stack copy the pages before it keeps the packet anywhere,
  * and the WQE's completion wait until it lets go of them. A packet whose
  * route is local goes to sroce_loop_deliver() instead of the stack.
  */
-void sroce_xmit(struct sroce_qp *qp, struct sk_buff_head *list, bool paced)
+void sroce_xmit(struct sroce_qp *qp, struct sk_buff_head *list)
 {
 	bool connected = !sroce_qp_is_ud(qp);
 	struct dst_entry *dst = NULL;
@@ -321,8 +319,6 @@ void sroce_xmit(struct sroce_qp *qp, struct sk_buff_head *list, bool paced)
 			kfree_skb(skb);
 			continue;
 		}
-		if (paced)
-			sroce_tx_paced(qp->tx, skb);
 		if (skb_zcopy(skb))
 			sroce_count(qp->sdev, SROCE_CNT_TX_ZCOPY);
 		sroce_count(qp->sdev, SROCE_CNT_TX_PACKETS);

@@ -135,7 +135,6 @@ bool sroce_pkt_zcopy(struct sroce_qp *qp, u32 payload_len);
 struct sk_buff *sroce_pkt_new(struct sroce_qp *qp, struct sroce_hdrs *h,
 			      u32 payload_len, u8 **payload);
 int sroce_pkt_seal(const struct sroce_av *av, struct sk_buff *skb);
-void sroce_xmit(struct sroce_qp *qp, struct sk_buff_head *list,
-		bool paced);
+void sroce_xmit(struct sroce_qp *qp, struct sk_buff_head *list);
 
 #endif /* SROCE_NET_H */

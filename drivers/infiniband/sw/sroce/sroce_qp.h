@@ -95,6 +95,9 @@ struct sroce_qp {
 	struct sroce_tx_ctx	*tx;		/* pacing, see sroce_net.h */
 	spinlock_t		lock;		/* everything below */
 	u8			notify;		/* SROCE_NOTIFY_* to call */
+	/* Built, not yet handed to the stack (sroce_qp_queue()) */
+	struct sk_buff_head	txq;
+	bool			tx_busy;	/* a context is sending txq */
 
 	/* Set at create. */
 	bool			user;

@@ -163,6 +163,7 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	qp->mtu = 256;
 	qp->path_mtu = IB_MTU_256;
 	spin_lock_init(&qp->lock);
+	__skb_queue_head_init(&qp->txq);
 	INIT_LIST_HEAD(&qp->mca_list);
 	refcount_set(&qp->refs, 1);
 	init_completion(&qp->released);
@@ -492,6 +493,9 @@ int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	del_timer_sync(&qp->retrans_timer);
 	del_timer_sync(&qp->rnr_timer);
 	cancel_work_sync(&qp->work);
+	/* every context that queued a packet has sent it (sroce_qp_xmit()) */
+	WARN_ON_ONCE(!skb_queue_empty(&qp->txq));
+	__skb_queue_purge(&qp->txq);
 	sroce_tx_ctx_put(qp->tx);
 
 	sroce_qp_free_queues(qp);

@@ -227,6 +227,7 @@ static void sroce_rcv(struct sk_buff *skb, struct ib_device *ibdev)
 	unsigned long flags;
 	unsigned int res;
 	const u8 *ip;
+	bool send;
 	u32 len;
 
 	if (!sroce_owns(ibdev))
@@ -282,8 +283,10 @@ static void sroce_rcv(struct sk_buff *skb, struct ib_device *ibdev)
 		res = sroce_glue_comp_rcv(qp, &rx);	/* requester may go on */
 	if (res & SROCE_RUN_FATAL)
 		sroce_qp_fail(qp);
+	send = sroce_qp_queue(qp, &out, false);
 	sroce_qp_unlock(qp, flags);
-	sroce_xmit(qp, &out, false);
+	if (send)
+		sroce_qp_xmit(qp);
 	if (res & SROCE_RUN_AGAIN)
 		sroce_qp_kick(qp);
 put_qp:

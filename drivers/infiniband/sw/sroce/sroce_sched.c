@@ -6,7 +6,8 @@
  * engine; a fatal event the engine glue reports (SROCE_RUN_FATAL) moves
  * the QP to the error state here, with its flush (sroce_qp_fail());
  * completion handlers and QP events run once qp->lock is dropped
- * (sroce_qp_unlock()).
+ * (sroce_qp_unlock()). Packets leave in the order they were built, one
+ * context at a time (sroce_qp_queue()).
  *
  * Calls run one way: entry points (verbs, posting, receive) -> here ->
  * engine glue (sroce_glue_sq.c, sroce_glue_rq.c, sroce_glue_ud.c)
@@ -95,6 +96,58 @@ void sroce_qp_unlock(struct sroce_qp *qp, unsigned long flags)
 }
 
 /*
+ * Queue what the engines built, in the order they built it: packets are
+ * built under qp->lock but sent without it, and the contexts that run a
+ * QP's engines (a posting task, the receive softirq on any CPU, the
+ * workqueue, the timers) would otherwise put a later batch on the wire
+ * before an earlier one, whenever one runs between another's unlock and
+ * its send. The responder NAKs the PSN gap that makes, and the requester
+ * sends the window again. So every batch joins qp->txq under the lock,
+ * and the context that finds nobody sending becomes the sender: it sends
+ * qp->txq until it is empty (sroce_qp_xmit()), batches the others queue
+ * meanwhile included, and they return at once. @paced packets (the
+ * requester's and READ responses) count in qp->tx->inflight from here
+ * until the stack frees them; ACKs and other responses are not paced:
+ * they are one per request packet or fewer (sroce_tx.c).
+ *
+ * qp->lock held. True if the caller is the sender: it must call
+ * sroce_qp_xmit() once it has dropped the lock.
+ */
+bool sroce_qp_queue(struct sroce_qp *qp, struct sk_buff_head *out, bool paced)
+{
+	struct sk_buff *skb;
+
+	if (skb_queue_empty(out))
+		return false;
+	if (paced)
+		skb_queue_walk(out, skb)
+			sroce_tx_paced(qp->tx, skb);
+	skb_queue_splice_tail_init(out, &qp->txq);
+	if (qp->tx_busy)
+		return false;
+	qp->tx_busy = true;
+	return true;
+}
+
+/* The sender's part (see sroce_qp_queue()): qp->lock not held. */
+void sroce_qp_xmit(struct sroce_qp *qp)
+{
+	struct sk_buff_head out;
+	unsigned long flags;
+
+	__skb_queue_head_init(&out);
+	spin_lock_irqsave(&qp->lock, flags);
+	while (!skb_queue_empty(&qp->txq)) {
+		skb_queue_splice_tail_init(&qp->txq, &out);
+		spin_unlock_irqrestore(&qp->lock, flags);
+		sroce_xmit(qp, &out);
+		spin_lock_irqsave(&qp->lock, flags);
+	}
+	qp->tx_busy = false;
+	spin_unlock_irqrestore(&qp->lock, flags);
+}
+
+/*
  * How many packets @qp may hand the stack now (see SROCE_TX_HIGH). At
  * none, the QP is marked as waiting (a fully ordered test_and_set_bit())
  * before the count is read again, so that the destructor that brings it
@@ -123,6 +176,7 @@ static void sroce_qp_run(struct sroce_qp *qp)
 	struct sk_buff_head out;
 	unsigned int res, rd;
 	unsigned long flags;
+	bool send;
 	int room;
 
 	room = sroce_qp_tx_room(qp);
@@ -143,8 +197,10 @@ static void sroce_qp_run(struct sroce_qp *qp)
 			sroce_qp_fail(qp);
 		res |= rd;
 	}
+	send = sroce_qp_queue(qp, &out, true);
 	sroce_qp_unlock(qp, flags);
-	sroce_xmit(qp, &out, true);
+	if (send)
+		sroce_qp_xmit(qp);
 	if ((res & SROCE_RUN_AGAIN) && sroce_qp_tx_room(qp) > 0)
 		queue_work(sroce_wq, &qp->work);
 }

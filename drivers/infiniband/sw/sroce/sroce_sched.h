@@ -20,5 +20,7 @@ void sroce_rnr_timer(struct timer_list *t);
 void sroce_qp_fail(struct sroce_qp *qp);
 void sroce_qp_unlock(struct sroce_qp *qp, unsigned long flags)
 	__releases(&qp->lock);
+bool sroce_qp_queue(struct sroce_qp *qp, struct sk_buff_head *out, bool paced);
+void sroce_qp_xmit(struct sroce_qp *qp);
 
 #endif /* SROCE_SCHED_H */
