@@ -24,18 +24,15 @@ sroce_link_up eth0 sroce0
 peer=a
 [ "$SROCE_ROLE" = a ] && peer=b
 
-run_case() { # NAME PORT CMD...
-	local name=$1 port=$2
+run_case() { # NAME PORT CMD...: a serves, b connects; one point
+	local name=$1 port=$2 rc
 
 	shift 2
-	if pair_app a "$port" "$@"; then
-		ktap_ok "$name"
-		grep -E '^ *[0-9]+ +[0-9]+ ' /tmp/app.log | head -n 1 |
-			sed 's/^/# /'
-	else
-		ktap_fail "$name (exit $?)"
-		tail -n 15 /tmp/app.log | sed 's/^/#   /'
-	fi
+	pair_app a "$port" "$@"
+	rc=$?
+	app_report "$name" $rc
+	[ $rc -eq 0 ] && grep -E '^ *[0-9]+ +[0-9]+ ' /tmp/app.log |
+		head -n 1 | sed 's/^/# /'
 }
 
 # counts TAG: this side's sent and received packets, and the peer's

@@ -139,11 +139,6 @@ u64 sroce_sq_timer_ns(const struct sroce_sq_eng *e)
 	return t << e->backoff;
 }
 
-static u64 sq_timer_ns(const struct sroce_sq_eng *e)
-{
-	return sroce_sq_timer_ns(e);
-}
-
 void sroce_sq_clock(struct sroce_sq_eng *e, u64 now_ns)
 {
 	if (now_ns > e->now)
@@ -177,7 +172,7 @@ static void sq_arm(struct sroce_sq_eng *e, struct sroce_sq_act *act, u8 op)
 
 	if (e->timeout == 0)
 		return;		/* no local ACK timeout: never fires */
-	t = sq_timer_ns(e);
+	t = sroce_sq_timer_ns(e);
 	if (op == SROCE_TIMER_ARM) {
 		e->pto_armed = false;
 		if (e->pto_ok && e->recovering && e->rtt_valid) {
