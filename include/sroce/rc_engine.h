@@ -40,6 +40,7 @@
 #ifndef _SROCE_RC_ENGINE_H
 #define _SROCE_RC_ENGINE_H
 
+#include "sroce/dcqcn.h"
 #include "sroce/rc.h"
 #include "sroce/wire.h"
 
@@ -71,6 +72,12 @@
  * SROCE_RTO_MAX_NS, then doubled by the backoff.
  */
 #define SROCE_RTO_MIN_VAR_NS	1000000ULL
+
+/*
+ * Bytes a request packet costs the pacing beyond its payload: Ethernet,
+ * IPv4, UDP, BTH and ICRC, about (sroce_sq_set_cc()).
+ */
+#define SROCE_PACE_OVERHEAD	64
 
 /* cwnd after a loss halves it, never below this */
 #define SROCE_MIN_SSTHRESH	2
@@ -191,6 +198,13 @@ struct sroce_sq_eng {
 	u64	srtt;		/* ns */
 	u64	rttvar;		/* ns */
 	u32	drain_limit;	/* DRAIN: first WQE not to start */
+	/*
+	 * Congestion control (DCQCN's reaction point), when the glue turned
+	 * it on (sroce_sq_set_cc()): the requester sends no faster than
+	 * cc's rate.
+	 */
+	const struct sroce_dcqcn_params *ccp;
+	struct sroce_dcqcn cc;
 	u32	err_idx;	/* ERROR: WQE that carries err_status */
 	u8	err_status;	/* SROCE_WC_*, or SUCCESS for a pure flush */
 	bool	err_set;
@@ -281,6 +295,7 @@ enum sroce_req_verdict {
 	SROCE_REQ_SEND,		/* build and send tx */
 	SROCE_REQ_FETCH,	/* need WQE 'fetch': push it, or stop if none */
 	SROCE_REQ_IDLE,		/* nothing to send until an event */
+	SROCE_REQ_PACED,	/* not before sroce_sq_pace_at(): the rate */
 	SROCE_REQ_LOCAL,	/* carry out local WQE tx->idx, then call
 				 * sroce_sq_local_done()
 				 */
@@ -308,6 +323,18 @@ void sroce_sq_clock(struct sroce_sq_eng *e, u64 now_ns);
 /* The retransmit timer's period now (RTT estimate and backoff included) */
 u64 sroce_sq_timer_ns(const struct sroce_sq_eng *e);
 void sroce_sq_drain(struct sroce_sq_eng *e, struct sroce_sq_act *act);
+
+/*
+ * Congestion control: pace the requester to a DCQCN rate that starts at
+ * @line_mbps, with knobs @p (read at each decision; NULL: off). Kept
+ * across sroce_sq_reset(), which starts the rate over.
+ */
+void sroce_sq_set_cc(struct sroce_sq_eng *e,
+		     const struct sroce_dcqcn_params *p, u32 line_mbps);
+/* A CNP for this QP (the clock set): true if it cut the rate */
+bool sroce_sq_cnp(struct sroce_sq_eng *e);
+/* After SROCE_REQ_PACED: when the next packet may go (the clock's ns) */
+u64 sroce_sq_pace_at(const struct sroce_sq_eng *e);
 void sroce_sq_reset(struct sroce_sq_eng *e);
 
 /*

@@ -16,5 +16,6 @@ int main(void)
 	test_engine();
 	test_ud();
 	test_ring();
+	test_dcqcn();
 	return tap_done();
 }

@@ -1308,6 +1308,52 @@ static void test_idle(void)
 	tap_end();
 }
 
+/*
+ * Congestion control in the engine: a CNP cuts the rate, the requester
+ * is held by the pacing (SROCE_REQ_PACED) until the clock reaches
+ * sroce_sq_pace_at(), and what was held goes whole, in order.
+ */
+static void test_cc(void)
+{
+	static const struct sroce_dcqcn_params p = SROCE_DCQCN_DEFAULTS;
+	const u64 sec = 1000000000ULL;
+	struct sroce_tx_req tx;
+	struct sroce_sq_act act;
+	u32 sent = 0, rounds = 0;
+
+	tap_begin("engine: a CNP cuts the rate, the pacing holds the requester, the clock lets it go");
+	setup(1024);
+	sroce_sq_set_cc(&A.g.sq, &p, 100);
+	sroce_sq_clock(&A.g.sq, sec);
+	post(SROCE_WR_WRITE, 16384, 0);
+	req_run(&A);
+	CHECK_EQ(nwire[A.out], 16);		/* unlimited: the window */
+	deliver(&B, -1);
+	deliver(&A, -1);
+	CHECK(!sroce_sq_cnp(&B.g.sq));		/* off on B: nothing */
+	CHECK(sroce_sq_cnp(&A.g.sq));
+	CHECK_EQ(A.g.sq.cc.rc_kbps, 50049);
+	post(SROCE_WR_WRITE, 16384, 0);
+	req_run(&A);
+	CHECK_EQ(nwire[A.out], 1);		/* then held */
+	CHECK_EQ(sroce_req_next(&A.g.sq, &tx, &act), SROCE_REQ_PACED);
+	/* 1088 bytes at 50.049 Mbit/s: 173.909 us */
+	CHECK_EQ(sroce_sq_pace_at(&A.g.sq), sec + 173909);
+	while (A.g.sq.comp != A.g.sq.fetch && rounds++ < 100) {
+		sroce_sq_clock(&A.g.sq, sroce_sq_pace_at(&A.g.sq));
+		req_run(&A);
+		sent += nwire[A.out];
+		deliver(&B, -1);
+		deliver(&A, -1);
+	}
+	CHECK_EQ(A.g.sq.comp, 2);
+	CHECK_EQ(B.recvs, 0);
+	CHECK_EQ(sent, 16);	/* counted after the first: one per step */
+	CHECK(!memcmp(B.mem, A.local[1], 16384));
+	CHECK(!glue_failed);
+	tap_end();
+}
+
 void test_engine(void)
 {
 	test_idle();
@@ -1319,6 +1365,7 @@ void test_engine(void)
 	test_one_loss();
 	test_tail_probe();
 	test_rtt();
+	test_cc();
 	test_reread_range();
 	test_timeout();
 	test_atomic();

@@ -12,5 +12,6 @@ void test_rc(void);
 void test_engine(void);
 void test_ud(void);
 void test_ring(void);
+void test_dcqcn(void);
 
 #endif /* _SROCE_UNIT_TESTS_H */

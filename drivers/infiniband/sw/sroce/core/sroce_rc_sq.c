@@ -293,11 +293,33 @@ void sroce_sq_reset(struct sroce_sq_eng *e)
 	struct sroce_wqe *wqe = e->wqe;
 	u32 size = e->size, mtu = e->mtu, max_rd = e->max_rd;
 	u8 retry = e->retry_cnt, rnr = e->rnr_retry, timeout = e->timeout;
+	const struct sroce_dcqcn_params *ccp = e->ccp;
+	u32 line_mbps = e->cc.line_kbps / 1000;
 	bool uc = e->uc;
 
 	sroce_sq_init(e, wqe, size);
 	sroce_sq_config(e, mtu, max_rd, retry, rnr, timeout);
 	e->uc = uc;
+	sroce_sq_set_cc(e, ccp, line_mbps);
+}
+
+void sroce_sq_set_cc(struct sroce_sq_eng *e,
+		     const struct sroce_dcqcn_params *p, u32 line_mbps)
+{
+	e->ccp = p;
+	sroce_dcqcn_init(&e->cc, line_mbps);
+}
+
+bool sroce_sq_cnp(struct sroce_sq_eng *e)
+{
+	if (!e->ccp)
+		return false;
+	return sroce_dcqcn_cnp(&e->cc, e->ccp, e->now);
+}
+
+u64 sroce_sq_pace_at(const struct sroce_sq_eng *e)
+{
+	return e->cc.limited ? e->cc.next_tx : e->now;
 }
 
 void sroce_sq_fail(struct sroce_sq_eng *e, u32 idx, u8 status)
@@ -916,9 +938,9 @@ void sroce_sq_local_done(struct sroce_sq_eng *e, u32 idx, u8 status,
 	sroce_sq_check(e);
 }
 
-enum sroce_req_verdict sroce_req_next(struct sroce_sq_eng *e,
-				      struct sroce_tx_req *tx,
-				      struct sroce_sq_act *act)
+static enum sroce_req_verdict req_next(struct sroce_sq_eng *e,
+				       struct sroce_tx_req *tx,
+				       struct sroce_sq_act *act)
 {
 	enum sroce_req_verdict v;
 	struct sroce_wqe *w;
@@ -927,6 +949,11 @@ enum sroce_req_verdict sroce_req_next(struct sroce_sq_eng *e,
 	memset(act, 0, sizeof(*act));
 	if (!sq_active(e) || e->rnr_wait)
 		return SROCE_REQ_IDLE;
+	if (e->ccp) {
+		sroce_dcqcn_update(&e->cc, e->ccp, e->now);
+		if (!sroce_dcqcn_ready(&e->cc, e->now))
+			return SROCE_REQ_PACED;
+	}
 	if (e->reread_owed) {
 		v = req_reread(e, tx);
 		if (v == SROCE_REQ_SEND) {
@@ -998,6 +1025,22 @@ enum sroce_req_verdict sroce_req_next(struct sroce_sq_eng *e,
 	sq_arm(e, act, SROCE_TIMER_ARM_IF_IDLE);
 	sroce_sq_check(e);
 	return SROCE_REQ_SEND;
+}
+
+/*
+ * The requester's next step; what it sends counts against the QP's rate
+ * (congestion control on), whose pacing may hold it (SROCE_REQ_PACED).
+ */
+enum sroce_req_verdict sroce_req_next(struct sroce_sq_eng *e,
+				      struct sroce_tx_req *tx,
+				      struct sroce_sq_act *act)
+{
+	enum sroce_req_verdict v = req_next(e, tx, act);
+
+	if (v == SROCE_REQ_SEND && e->ccp)
+		sroce_dcqcn_sent(&e->cc, e->ccp, e->now,
+				 tx->len + SROCE_PACE_OVERHEAD);
+	return v;
 }
 
 /* ---- completer ---- */
@@ -1363,6 +1406,8 @@ bool sroce_sq_check(const struct sroce_sq_eng *e)
 					 w->npkts));
 	}
 	bad |= SROCE_ENGINE_WARN(e->state == SROCE_SQ_ERROR && !e->err_set);
+	if (e->ccp)
+		bad |= !sroce_dcqcn_check(&e->cc, e->ccp);
 	return !bad;
 }
 
