@@ -103,6 +103,19 @@ static inline bool sroce_dcqcn_ready(const struct sroce_dcqcn *d, u64 now)
 	return !d->limited || d->next_tx <= now;
 }
 
+/*
+ * Notification point: a CE-marked packet came for a QP at @now, whose
+ * last CNP went at *@last (0: none yet). True if a CNP is due: at most
+ * one per @gap_us (mlx5's np_min_time_between_cnps); *@last is then @now.
+ */
+static inline bool sroce_np_cnp_due(u64 *last, u64 now, u32 gap_us)
+{
+	if (*last && now - *last < (u64)gap_us * 1000)
+		return false;
+	*last = now;
+	return true;
+}
+
 /* Invariants; false (and SROCE_ENGINE_WARN) if one is broken */
 bool sroce_dcqcn_check(const struct sroce_dcqcn *d,
 		       const struct sroce_dcqcn_params *p);

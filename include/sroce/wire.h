@@ -49,6 +49,7 @@
 #define SROCE_BTH_TVER_MASK	0x0f
 #define SROCE_BTH_ACKREQ	0x80
 #define SROCE_BTH_RESV7_MASK	0x7f
+#define SROCE_BTH_BECN		0x40	/* byte 4 (resv8a): a CNP's BECN */
 #define SROCE_QPN_MASK		0x00ffffffU
 #define SROCE_MULTICAST_QPN	0x00ffffffU
 #define SROCE_MSN_MASK		0x00ffffffU
@@ -305,6 +306,13 @@ int sroce_parse_bth_packet(const u8 *buf, size_t len, struct sroce_pkt *out);
  */
 int sroce_build_hdrs(u8 *buf, size_t cap, const struct sroce_hdrs *h,
 		     u32 payload_len);
+
+/*
+ * The headers of a RoCEv2 CNP to QP @dqpn: BTH with opcode 0x81, BECN
+ * set, the default P_Key and PSN 0 (the 16 reserved bytes that follow
+ * come from sroce_build_hdrs()).
+ */
+void sroce_cnp_hdrs(u32 dqpn, struct sroce_hdrs *h);
 
 /*
  * Length of a whole UDP payload (headers + payload + pad + ICRC) for

@@ -124,9 +124,15 @@ static void test_recovers(void)
 	sroce_dcqcn_update(&d, &defaults, SEC + 500 * MS);
 	CHECK(!d.limited);
 	CHECK_EQ(d.rc_kbps, 10000000);
+	CHECK(sroce_dcqcn_check(&d, &defaults));
+	/* and by the byte counter */
+	sroce_dcqcn_cnp(&d, &defaults, 2 * SEC);
+	while (d.limited)
+		sroce_dcqcn_sent(&d, &defaults, 2 * SEC, 32767);
+	CHECK(sroce_dcqcn_check(&d, &defaults));
 	CHECK(sroce_dcqcn_ready(&d, SEC + 500 * MS));
 	/* idle for long: not walked step by step */
-	sroce_dcqcn_cnp(&d, &defaults, 2 * SEC);
+	sroce_dcqcn_cnp(&d, &defaults, 3 * SEC);
 	sroce_dcqcn_update(&d, &defaults, 3600 * SEC);
 	CHECK(!d.limited);
 	CHECK(sroce_dcqcn_check(&d, &defaults));

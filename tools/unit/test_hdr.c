@@ -430,6 +430,34 @@ static void test_build_errors(void)
 	tap_end();
 }
 
+/* A CNP as sroce sends it: 32 bytes, BECN, default P_Key, PSN 0 */
+static void test_cnp(void)
+{
+	struct sroce_hdrs h;
+	struct sroce_pkt p;
+	u8 pkt[64];
+	int len, hl;
+
+	tap_begin("hdr: a CNP is BTH (0x81, BECN, P_Key 0xffff, PSN 0), 16 zero bytes, ICRC");
+	memset(pkt, 0xee, sizeof(pkt));
+	sroce_cnp_hdrs(0x1234567, &h);
+	len = sroce_pkt_len(h.bth.opcode, 0);
+	CHECK_EQ(len, 32);
+	hl = sroce_build_hdrs(pkt, sizeof(pkt), &h, 0);
+	CHECK_EQ(hl, 28);
+	CHECK_EQ(pkt[0], 0x81);
+	CHECK_EQ(pkt[4], 0x40);
+	CHECK_EQ(pkt[2] << 8 | pkt[3], 0xffff);
+	CHECK_EQ(pkt[5] << 16 | pkt[6] << 8 | pkt[7], 0x234567);
+	CHECK_EQ(pkt[9] | pkt[10] | pkt[11], 0);
+	for (hl = 12; hl < 28; hl++)
+		CHECK_EQ(pkt[hl], 0);
+	CHECK_EQ(sroce_parse_bth_packet(pkt, 32, &p), 0);
+	CHECK(p.info && (p.info->mask & SROCE_MASK_CNP));
+	CHECK_EQ(p.payload_len, 0);
+	tap_end();
+}
+
 void test_hdr(void)
 {
 	test_bth();
@@ -438,4 +466,5 @@ void test_hdr(void)
 	test_helpers();
 	test_build_parse();
 	test_build_errors();
+	test_cnp();
 }

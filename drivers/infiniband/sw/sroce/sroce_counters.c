@@ -64,6 +64,11 @@ static const struct rdma_stat_desc sroce_counter_descs[] = {
 	[SROCE_CNT_RX_DROP_LOOPBACK].name = "rx_drop_loopback",
 	[SROCE_CNT_RX_DROP_DEST].name = "rx_drop_ud_dest",
 	[SROCE_CNT_MCAST_JOINS].name = "mcast_joins",
+	[SROCE_CNT_ECN_MARKED].name = "ecn_marked",
+	[SROCE_CNT_CNP_SENT].name = "cnp_sent",
+	[SROCE_CNT_CNP_RECEIVED].name = "cnp_received",
+	[SROCE_CNT_RATE_CUTS].name = "rate_cuts",
+	[SROCE_CNT_TX_PACED].name = "tx_paced",
 	[SROCE_CNT_MCAST_LEAVES].name = "mcast_leaves",
 };
 

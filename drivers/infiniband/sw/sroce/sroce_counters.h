@@ -64,6 +64,11 @@ enum sroce_counter {
 	SROCE_CNT_TX_ZCOPY_OVER_LIMIT,	/* copied: owner's memlock reached */
 	SROCE_CNT_MCAST_JOINS,		/* the netdev joined a group for QPs */
 	SROCE_CNT_MCAST_LEAVES,		/* and left one */
+	SROCE_CNT_ECN_MARKED,		/* received with CE: congestion on the way */
+	SROCE_CNT_CNP_SENT,		/* CNPs sent for them (notification point) */
+	SROCE_CNT_CNP_RECEIVED,		/* CNPs taken by a QP (reaction point) */
+	SROCE_CNT_RATE_CUTS,		/* a QP's rate cut by a CNP (DCQCN) */
+	SROCE_CNT_TX_PACED,		/* requester held until its rate allows */
 	SROCE_CNT_NR
 };
 

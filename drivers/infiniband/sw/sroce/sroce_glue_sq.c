@@ -198,7 +198,7 @@ static u8 sroce_req_local(struct sroce_qp *qp, u32 idx)
 /*
  * Send up to @budget packets. SROCE_RUN_AGAIN if it stopped on the
  * budget with more to send (the caller reschedules), 0 when idle or
- * blocked (window, RNR wait): an ACK or a timer restarts it then;
+ * blocked (window, RNR wait, the rate): an ACK or a timer restarts it then;
  * SROCE_RUN_FATAL if a WQE failed the QP. qp->lock held.
  */
 unsigned int sroce_glue_req_run(struct sroce_qp *qp, struct sk_buff_head *out,
@@ -215,6 +215,13 @@ unsigned int sroce_glue_req_run(struct sroce_qp *qp, struct sk_buff_head *out,
 
 		switch (sroce_req_next(e, &tx, &act)) {
 		case SROCE_REQ_IDLE:
+			return 0;
+		case SROCE_REQ_PACED:
+			/* the QP's rate: the pace timer runs it again */
+			sroce_count(qp->sdev, SROCE_CNT_TX_PACED);
+			hrtimer_start(&qp->pace_timer,
+				      ns_to_ktime(sroce_sq_pace_at(e)),
+				      HRTIMER_MODE_ABS_SOFT);
 			return 0;
 		case SROCE_REQ_FETCH:
 			res = 0;

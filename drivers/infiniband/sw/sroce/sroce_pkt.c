@@ -16,6 +16,7 @@
 #include <linux/skbuff.h>
 #include <linux/string.h>
 #include <linux/udp.h>
+#include <net/inet_ecn.h>
 #include <net/ip.h>
 #include <net/ipv6.h>
 
@@ -192,7 +193,26 @@ static u32 sroce_pkt_icrc_frags(struct sk_buff *skb, const u8 *trailer)
 	return sroce_icrc_final(crc);
 }
 
-static void sroce_push_ipv4(const struct sroce_av *av, struct sk_buff *skb)
+/*
+ * ECN: RoCE packets say they are ECN-capable (ECT(0)), as a RoCE NIC's
+ * do with congestion control on, so that a congested queue marks them
+ * CE rather than drop them, and the receiver returns a CNP
+ * (sroce_cc.c). A traffic class that sets the ECN bits itself keeps
+ * them; a CNP is never ECN-capable (nothing reacts to a CNP's mark).
+ */
+static bool sroce_ecn = true;
+module_param_named(ecn, sroce_ecn, bool, 0644);
+MODULE_PARM_DESC(ecn, "Mark RoCE packets ECT(0) unless the traffic class sets ECN bits (default on)");
+
+static u8 sroce_pkt_tos(const struct sroce_av *av, bool cnp)
+{
+	if (cnp || !READ_ONCE(sroce_ecn) || (av->tos & INET_ECN_MASK))
+		return av->tos;
+	return av->tos | INET_ECN_ECT_0;
+}
+
+static void sroce_push_ipv4(const struct sroce_av *av, struct sk_buff *skb,
+			    u8 tos)
 {
 	struct iphdr *iph;
 
@@ -201,7 +221,7 @@ static void sroce_push_ipv4(const struct sroce_av *av, struct sk_buff *skb)
 	iph = ip_hdr(skb);
 	iph->version = 4;
 	iph->ihl = 5;
-	iph->tos = av->tos;
+	iph->tos = tos;
 	iph->tot_len = htons(skb->len);
 	iph->frag_off = htons(IP_DF);
 	iph->ttl = av->ttl;
@@ -219,14 +239,15 @@ static void sroce_push_ipv4(const struct sroce_av *av, struct sk_buff *skb)
 	skb->protocol = htons(ETH_P_IP);
 }
 
-static void sroce_push_ipv6(const struct sroce_av *av, struct sk_buff *skb)
+static void sroce_push_ipv6(const struct sroce_av *av, struct sk_buff *skb,
+			    u8 tos)
 {
 	struct ipv6hdr *ip6h;
 
 	__skb_push(skb, sizeof(*ip6h));
 	skb_reset_network_header(skb);
 	ip6h = ipv6_hdr(skb);
-	ip6_flow_hdr(ip6h, av->tos, htonl(av->flow_label));
+	ip6_flow_hdr(ip6h, tos, htonl(av->flow_label));
 	ip6h->payload_len = htons(skb->len - sizeof(*ip6h));
 	ip6h->nexthdr = IPPROTO_UDP;
 	ip6h->hop_limit = av->ttl;
@@ -246,6 +267,8 @@ static void sroce_push_ipv6(const struct sroce_av *av, struct sk_buff *skb)
 int sroce_pkt_seal(const struct sroce_av *av, struct sk_buff *skb)
 {
 	unsigned int trailer = SROCE_SKB_CB(skb)->trailer;
+	/* skb->data is the BTH, whose first byte is the opcode */
+	u8 tos = sroce_pkt_tos(av, skb->data[0] == SROCE_CNP_OPCODE);
 	unsigned int net = sizeof(struct udphdr) +
 		(av->ipv6 ? sizeof(struct ipv6hdr) : sizeof(struct iphdr));
 	struct udphdr *uh;
@@ -278,9 +301,9 @@ int sroce_pkt_seal(const struct sroce_av *av, struct sk_buff *skb)
 	uh->check = 0;
 
 	if (av->ipv6)
-		sroce_push_ipv6(av, skb);
+		sroce_push_ipv6(av, skb, tos);
 	else
-		sroce_push_ipv4(av, skb);
+		sroce_push_ipv4(av, skb, tos);
 
 	if (tail) {
 		icrc = sroce_pkt_icrc_frags(skb, tail);

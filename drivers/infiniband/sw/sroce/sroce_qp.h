@@ -19,6 +19,7 @@
 #ifndef SROCE_QP_H
 #define SROCE_QP_H
 
+#include <linux/hrtimer.h>
 #include <linux/in6.h>
 #include <linux/minmax.h>
 #include <linux/refcount.h>
@@ -142,6 +143,8 @@ struct sroce_qp {
 	u8			*swqe_data;
 	struct timer_list	retrans_timer;
 	struct timer_list	rnr_timer;
+	struct hrtimer		pace_timer;	/* the rate lets it send */
+	u64			cnp_last;	/* last CNP sent (ns), 0: none */
 
 	/* Responder: the engine, the receive WQE it holds, READ resources. */
 	struct sroce_rq_eng	rq_eng;

@@ -19,6 +19,7 @@
 #include "sroce/psn.h"
 #include "sroce/ud.h"
 #include "sroce.h"
+#include "sroce_cc.h"
 #include "sroce_cq.h"
 #include "sroce_glue.h"
 #include "sroce_mcast.h"
@@ -92,6 +93,7 @@ static int sroce_qp_init_queues(struct sroce_qp *qp, struct ib_qp_cap *cap,
 		goto err_mem;
 	}
 	sroce_sq_init(&qp->sq_eng, qp->wqe, slots);
+	sroce_cc_qp_init(qp);
 	sroce_rq_init(&qp->rq_eng, qp->rd_res, SROCE_MAX_QP_RD_ATOM);
 
 	cap->max_send_wr = slots - 1;
@@ -170,6 +172,8 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	INIT_WORK(&qp->work, sroce_qp_work);
 	timer_setup(&qp->retrans_timer, sroce_retrans_timer, 0);
 	timer_setup(&qp->rnr_timer, sroce_rnr_timer, 0);
+	hrtimer_init(&qp->pace_timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS_SOFT);
+	qp->pace_timer.function = sroce_pace_timer;
 
 	sroce_route_init(&qp->route);
 	err = sroce_tx_ctx_create(qp);
@@ -492,6 +496,7 @@ int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	wait_for_completion(&qp->released);
 	del_timer_sync(&qp->retrans_timer);
 	del_timer_sync(&qp->rnr_timer);
+	hrtimer_cancel(&qp->pace_timer);
 	cancel_work_sync(&qp->work);
 	/* every context that queued a packet has sent it (sroce_qp_xmit()) */
 	WARN_ON_ONCE(!skb_queue_empty(&qp->txq));

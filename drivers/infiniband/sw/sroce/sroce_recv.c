@@ -24,6 +24,7 @@
 #include <linux/skbuff.h>
 #include <linux/udp.h>
 #include <net/addrconf.h>
+#include <net/inet_ecn.h>
 #include <net/ip.h>
 #include <net/ipv6.h>
 #include <net/route.h>
@@ -31,6 +32,7 @@
 #include "sroce/icrc.h"
 #include "sroce/opcode.h"
 #include "sroce.h"
+#include "sroce_cc.h"
 #include "sroce_glue.h"
 #include "sroce_mcast.h"
 #include "sroce_net.h"
@@ -212,6 +214,14 @@ static bool sroce_ud_src_ok(struct sroce_dev *sdev, struct sk_buff *skb)
 	return false;
 }
 
+/* Did a congested queue on the way mark @skb CE? */
+static bool sroce_rx_ce(const struct sk_buff *skb)
+{
+	if (skb->protocol == htons(ETH_P_IP))
+		return INET_ECN_is_ce(ip_hdr(skb)->tos);
+	return INET_ECN_is_ce(ipv6_get_dsfield(ipv6_hdr(skb)));
+}
+
 /*
  * One received RoCE packet for device @ibdev (referenced; put here),
  * from the wire or delivered locally: check the headers and the ICRC,
@@ -277,6 +287,14 @@ static void sroce_rcv(struct sk_buff *skb, struct ib_device *ibdev)
 		sroce_qp_unlock(qp, flags);
 		goto put_qp;
 	}
+	if (rx.p.info->mask & SROCE_MASK_CNP) {
+		/* congestion on the way to the peer: this QP slows down */
+		sroce_glue_cnp_rcv(qp);
+		sroce_qp_unlock(qp, flags);
+		goto put_qp;
+	}
+	if (sroce_rx_ce(skb))
+		sroce_glue_ce(qp, &out);	/* tell the peer: a CNP */
 	if (rx.p.info->mask & SROCE_MASK_REQ)
 		res = sroce_glue_resp_rcv(qp, &rx, &out);	/* READ responses */
 	else

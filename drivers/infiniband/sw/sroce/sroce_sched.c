@@ -3,8 +3,9 @@
  * Scheduling: where the engines run. The requester and READ responses run
  * in the caller's context when it may send (sroce_qp_kick()), else on
  * the workqueue; the retransmit and RNR timers hand their events to the
- * engine; a fatal event the engine glue reports (SROCE_RUN_FATAL) moves
- * the QP to the error state here, with its flush (sroce_qp_fail());
+ * engine, the pace timer runs a requester its rate held; a fatal event
+ * the engine glue reports (SROCE_RUN_FATAL) moves the QP to the error
+ * state here, with its flush (sroce_qp_fail());
  * completion handlers and QP events run once qp->lock is dropped
  * (sroce_qp_unlock()). Packets leave in the order they were built, one
  * context at a time (sroce_qp_queue()).
@@ -244,6 +245,15 @@ void sroce_retrans_timer(struct timer_list *t)
 	sroce_qp_unlock(qp, flags);
 	if (act.kick)
 		sroce_qp_kick(qp);
+}
+
+/* Softirq (a soft hrtimer): the QP's rate lets its requester send again. */
+enum hrtimer_restart sroce_pace_timer(struct hrtimer *t)
+{
+	struct sroce_qp *qp = container_of(t, struct sroce_qp, pace_timer);
+
+	sroce_qp_kick(qp);
+	return HRTIMER_NORESTART;
 }
 
 /* Softirq: the RNR wait is over, resend. */

@@ -7,6 +7,7 @@
 #define SROCE_SCHED_H
 
 #include <linux/compiler_types.h>
+#include <linux/hrtimer.h>
 #include <linux/timer.h>
 #include <linux/workqueue.h>
 
@@ -17,6 +18,7 @@ void sroce_qp_kick(struct sroce_qp *qp);
 void sroce_qp_work(struct work_struct *work);
 void sroce_retrans_timer(struct timer_list *t);
 void sroce_rnr_timer(struct timer_list *t);
+enum hrtimer_restart sroce_pace_timer(struct hrtimer *t);
 void sroce_qp_fail(struct sroce_qp *qp);
 void sroce_qp_unlock(struct sroce_qp *qp, unsigned long flags)
 	__releases(&qp->lock);

@@ -76,8 +76,13 @@ static void back_to_line(struct sroce_dcqcn *d)
 	d->bytes = 0;
 }
 
-/* One increase step, by the stage counts as they are before it */
-static void increase(struct sroce_dcqcn *d, const struct sroce_dcqcn_params *p)
+/*
+ * One increase step, by the stage counts as they are before it; then
+ * @stage (the timer's or the byte counter's) counts it, unless the QP is
+ * back at line rate.
+ */
+static void increase(struct sroce_dcqcn *d, const struct sroce_dcqcn_params *p,
+		     u32 *stage)
 {
 	u32 hi = d->t_stage > d->b_stage ? d->t_stage : d->b_stage;
 	u32 lo = d->t_stage < d->b_stage ? d->t_stage : d->b_stage;
@@ -95,6 +100,8 @@ static void increase(struct sroce_dcqcn *d, const struct sroce_dcqcn_params *p)
 	d->rc_kbps = (u32)(((u64)d->rc_kbps + rt + 1) / 2);
 	if (d->rc_kbps >= d->line_kbps)
 		back_to_line(d);
+	else
+		(*stage)++;
 }
 
 static void alpha_update(struct sroce_dcqcn *d,
@@ -130,10 +137,8 @@ void sroce_dcqcn_update(struct sroce_dcqcn *d,
 		back_to_line(d);
 		return;
 	}
-	while (n-- && d->limited) {
-		increase(d, p);
-		d->t_stage++;
-	}
+	while (n-- && d->limited)
+		increase(d, p, &d->t_stage);
 }
 
 bool sroce_dcqcn_cnp(struct sroce_dcqcn *d, const struct sroce_dcqcn_params *p,
@@ -206,8 +211,7 @@ void sroce_dcqcn_sent(struct sroce_dcqcn *d, const struct sroce_dcqcn_params *p,
 	d->bytes += bytes;
 	while (d->bytes >= unit && d->limited) {
 		d->bytes -= unit;
-		increase(d, p);
-		d->b_stage++;
+		increase(d, p, &d->b_stage);
 	}
 }
 

@@ -318,3 +318,13 @@ int sroce_pkt_len(u8 opcode, u32 payload_len)
 		return pad;
 	return info->length + (int)payload_len + pad + SROCE_ICRC_LEN;
 }
+
+void sroce_cnp_hdrs(u32 dqpn, struct sroce_hdrs *h)
+{
+	memset(h, 0, sizeof(*h));
+	h->bth.opcode = SROCE_CNP_OPCODE;
+	h->bth.tver = SROCE_TVER;
+	h->bth.pkey = SROCE_DEFAULT_PKEY;
+	h->bth.resv8a = SROCE_BTH_BECN;
+	h->bth.dqpn = dqpn & SROCE_QPN_MASK;
+}
