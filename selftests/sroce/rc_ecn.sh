@@ -7,7 +7,7 @@
 # to a:
 #  1. rc_verify's data and burst cases, compared byte for byte;
 #  2. ib_write_bw -q 4 of 64 KiB.
-# b's packets are ECT(0); fq_codel marks them CE once its queue holds
+# b's requests are ECT(0); fq_codel marks them CE once its queue holds
 # them too long; a counts the marks (ecn_marked) and answers with CNPs
 # (cnp_sent); b takes them (cnp_received), cuts its QPs' rates
 # (rate_cuts) and holds its requesters to them (tx_paced). Both programs

@@ -1328,16 +1328,20 @@ static void test_cc(void)
 	post(SROCE_WR_WRITE, 16384, 0);
 	req_run(&A);
 	CHECK_EQ(nwire[A.out], 16);		/* unlimited: the window */
+	CHECK(!sroce_sq_cnp(&B.g.sq));		/* off on B: nothing */
+	CHECK(sroce_sq_cnp(&A.g.sq));		/* for what is in flight */
+	CHECK_EQ(A.g.sq.cc.rc_kbps, 50049);
 	deliver(&B, -1);
 	deliver(&A, -1);
-	CHECK(!sroce_sq_cnp(&B.g.sq));		/* off on B: nothing */
-	CHECK(sroce_sq_cnp(&A.g.sq));
-	CHECK_EQ(A.g.sq.cc.rc_kbps, 50049);
+	/* nothing in flight: late or forged, it cuts nothing */
+	sroce_sq_clock(&A.g.sq, sec + 100000);
+	CHECK(!sroce_sq_cnp(&A.g.sq));
+	CHECK_EQ(A.g.sq.cc.cuts, 1);
 	post(SROCE_WR_WRITE, 16384, 0);
 	req_run(&A);
 	CHECK_EQ(nwire[A.out], 1);		/* then held */
 	CHECK_EQ(sroce_req_next(&A.g.sq, &tx, &act), SROCE_REQ_PACED);
-	/* 1088 bytes at 50.049 Mbit/s: 173.909 us */
+	/* 1088 bytes at 50.049 Mbit/s: 173.909 us after the cut */
 	CHECK_EQ(sroce_sq_pace_at(&A.g.sq), sec + 173909);
 	while (A.g.sq.comp != A.g.sq.fetch && rounds++ < 100) {
 		sroce_sq_clock(&A.g.sq, sroce_sq_pace_at(&A.g.sq));

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Congestion control, as RoCE NICs do it (ECN and DCQCN): outgoing
- * packets carry ECT(0) (sroce_pkt.c, module parameter ecn), so that a
+ * requests carry ECT(0) (sroce_pkt.c, module parameter ecn), so that a
  * congested queue on the way marks them CE instead of dropping them.
  *
- * Notification point: a QP that receives a CE-marked packet from its
+ * Notification point: a QP that receives a CE-marked request from its
  * peer sends that peer's QP a CNP, at most one per cnp_min_time
  * microseconds. Reaction point: a CNP for one of our QPs cuts that QP's
  * rate by DCQCN's rules (core/sroce_dcqcn.c, knobs dcqcn_*), and its
@@ -73,7 +73,7 @@ void sroce_cc_qp_init(struct sroce_qp *qp)
 }
 
 /*
- * Notification point: a packet from @qp's peer came marked CE. Count it,
+ * Notification point: a request from @qp's peer came marked CE. Count it,
  * and queue a CNP to the peer's QP on @out if one is due.
  */
 void sroce_glue_ce(struct sroce_qp *qp, struct sk_buff_head *out)
@@ -82,11 +82,11 @@ void sroce_glue_ce(struct sroce_qp *qp, struct sk_buff_head *out)
 	struct sk_buff *skb;
 	u8 *payload;
 
-	sroce_count(qp->sdev, SROCE_CNT_ECN_MARKED);
 	/* without a path (RESET, INIT, ERR) there is nobody to tell */
 	if (qp->state != IB_QPS_RTR && qp->state != IB_QPS_RTS &&
 	    qp->state != IB_QPS_SQD)
 		return;
+	sroce_count(qp->sdev, SROCE_CNT_ECN_MARKED);
 	if (!sroce_np_cnp_due(&qp->cnp_last, ktime_get_ns(),
 			      READ_ONCE(sroce_cnp_gap_us)))
 		return;
@@ -102,9 +102,9 @@ void sroce_glue_ce(struct sroce_qp *qp, struct sk_buff_head *out)
 /* Reaction point: a CNP from @qp's peer (checked as its packets are) */
 void sroce_glue_cnp_rcv(struct sroce_qp *qp)
 {
-	sroce_count(qp->sdev, SROCE_CNT_CNP_RECEIVED);
 	if (qp->state != IB_QPS_RTS && qp->state != IB_QPS_SQD)
 		return;
+	sroce_count(qp->sdev, SROCE_CNT_CNP_RECEIVED);
 	sroce_sq_clock(&qp->sq_eng, ktime_get_ns());
 	if (sroce_sq_cnp(&qp->sq_eng))
 		sroce_count(qp->sdev, SROCE_CNT_RATE_CUTS);

@@ -194,19 +194,28 @@ static u32 sroce_pkt_icrc_frags(struct sk_buff *skb, const u8 *trailer)
 }
 
 /*
- * ECN: RoCE packets say they are ECN-capable (ECT(0)), as a RoCE NIC's
- * do with congestion control on, so that a congested queue marks them
- * CE rather than drop them, and the receiver returns a CNP
- * (sroce_cc.c). A traffic class that sets the ECN bits itself keeps
- * them; a CNP is never ECN-capable (nothing reacts to a CNP's mark).
+ * ECN: RC and UC requests say they are ECN-capable (ECT(0)), as a RoCE
+ * NIC's do with congestion control on, so that a congested queue marks
+ * them CE rather than drop them, the responder returns a CNP and the
+ * requester slows down (sroce_cc.c). What nothing slows down for a mark
+ * (ACKs, Read responses, datagrams) goes as the traffic class says; a
+ * traffic class that sets the ECN bits itself keeps them, except on a
+ * CNP, which is never ECN-capable.
  */
 static bool sroce_ecn = true;
 module_param_named(ecn, sroce_ecn, bool, 0644);
 MODULE_PARM_DESC(ecn, "Mark RoCE packets ECT(0) unless the traffic class sets ECN bits (default on)");
 
-static u8 sroce_pkt_tos(const struct sroce_av *av, bool cnp)
+static u8 sroce_pkt_tos(const struct sroce_av *av, u8 opcode)
 {
-	if (cnp || !READ_ONCE(sroce_ecn) || (av->tos & INET_ECN_MASK))
+	const struct sroce_opcode_info *info = sroce_opcode_get(opcode);
+	u8 tr = sroce_opcode_transport(opcode);
+
+	if (opcode == SROCE_CNP_OPCODE)
+		return av->tos & ~INET_ECN_MASK;
+	if (!READ_ONCE(sroce_ecn) || (av->tos & INET_ECN_MASK) || !info ||
+	    !(info->mask & SROCE_MASK_REQ) ||
+	    (tr != SROCE_TRANSPORT_RC && tr != SROCE_TRANSPORT_UC))
 		return av->tos;
 	return av->tos | INET_ECN_ECT_0;
 }
@@ -268,7 +277,7 @@ int sroce_pkt_seal(const struct sroce_av *av, struct sk_buff *skb)
 {
 	unsigned int trailer = SROCE_SKB_CB(skb)->trailer;
 	/* skb->data is the BTH, whose first byte is the opcode */
-	u8 tos = sroce_pkt_tos(av, skb->data[0] == SROCE_CNP_OPCODE);
+	u8 tos = sroce_pkt_tos(av, skb->data[0]);
 	unsigned int net = sizeof(struct udphdr) +
 		(av->ipv6 ? sizeof(struct ipv6hdr) : sizeof(struct iphdr));
 	struct udphdr *uh;

@@ -293,8 +293,9 @@ static void sroce_rcv(struct sk_buff *skb, struct ib_device *ibdev)
 		sroce_qp_unlock(qp, flags);
 		goto put_qp;
 	}
-	if (sroce_rx_ce(skb))
-		sroce_glue_ce(qp, &out);	/* tell the peer: a CNP */
+	/* a congested request: tell its requester (the peer) with a CNP */
+	if ((rx.p.info->mask & SROCE_MASK_REQ) && sroce_rx_ce(skb))
+		sroce_glue_ce(qp, &out);
 	if (rx.p.info->mask & SROCE_MASK_REQ)
 		res = sroce_glue_resp_rcv(qp, &rx, &out);	/* READ responses */
 	else

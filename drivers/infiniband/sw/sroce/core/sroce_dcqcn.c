@@ -209,6 +209,11 @@ void sroce_dcqcn_sent(struct sroce_dcqcn *d, const struct sroce_dcqcn_params *p,
 		d->next_tx = floor;
 	d->next_tx += (u64)bytes * NS_BYTE_KBPS / d->rc_kbps;
 	d->bytes += bytes;
+	if (d->bytes / unit > SROCE_DCQCN_MAX_STEPS) {
+		/* a byte_reset lowered under a counter that ran long */
+		back_to_line(d);
+		return;
+	}
 	while (d->bytes >= unit && d->limited) {
 		d->bytes -= unit;
 		increase(d, p, &d->b_stage);

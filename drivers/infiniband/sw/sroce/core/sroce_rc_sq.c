@@ -310,9 +310,13 @@ void sroce_sq_set_cc(struct sroce_sq_eng *e,
 	sroce_dcqcn_init(&e->cc, line_mbps);
 }
 
+/*
+ * A CNP answers packets the QP sent: with nothing in flight it can only
+ * be late or forged (it carries no PSN to check), and it cuts nothing.
+ */
 bool sroce_sq_cnp(struct sroce_sq_eng *e)
 {
-	if (!e->ccp)
+	if (!e->ccp || !sq_in_flight(e))
 		return false;
 	return sroce_dcqcn_cnp(&e->cc, e->ccp, e->now);
 }
