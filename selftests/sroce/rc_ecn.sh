@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # Topology "pair": congestion control end to end, ECN and DCQCN. b's NIC
-# is a bottleneck that marks instead of dropping: tbf at 20 Mbit/s with
+# is a bottleneck that marks instead of dropping: tbf at 40 Mbit/s with
 # an fq_codel child (ECN on, as Linux's default qdisc has it). b sends
 # to a:
 #  1. rc_verify's data and burst cases, compared byte for byte;
@@ -28,8 +28,8 @@ fq_codel_marks() {
 
 if [ "$SROCE_ROLE" = b ]; then
 	modprobe sch_tbf
-	check "tbf at 20 Mbit/s on eth0" tc qdisc replace dev eth0 root \
-		handle 1: tbf rate 20mbit burst 32kb latency 400ms
+	check "tbf at 40 Mbit/s on eth0" tc qdisc replace dev eth0 root \
+		handle 1: tbf rate 40mbit burst 32kb latency 400ms
 	check "fq_codel with ECN under it" tc qdisc add dev eth0 parent 1:1 \
 		handle 10: fq_codel ecn
 fi
@@ -48,7 +48,7 @@ rc=$?
 ktap_import rc_verify /tmp/verify.log
 check "rc_verify through the bottleneck" test "$rc" -eq 0
 
-pair_app a 18721 ib_write_bw -d sroce0 -x 1 -F -q 4 -s 65536 -n 300
+pair_app a 18721 ib_write_bw -d sroce0 -x 1 -F -q 4 -s 65536 -n 60
 rc=$?
 app_report "ib_write_bw -q 4 -s 65536 through the bottleneck" $rc
 [ $rc -eq 0 ] && grep -E '^ *[0-9]+ +[0-9]+ ' /tmp/app.log | head -n 1 |
@@ -77,7 +77,7 @@ if [ "$SROCE_ROLE" = b ]; then
 	echo 0 > /sys/module/rdma_sroce/parameters/ecn
 	m0=$(fq_codel_marks)
 fi
-pair_app a 18722 ib_write_bw -d sroce0 -x 1 -F -q 4 -s 65536 -n 100
+pair_app a 18722 ib_write_bw -d sroce0 -x 1 -F -q 4 -s 65536 -n 20
 app_report "ib_write_bw with ecn=0" $?
 if [ "$SROCE_ROLE" = b ]; then
 	check "ecn=0: fq_codel marked nothing more" \

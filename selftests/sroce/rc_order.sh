@@ -65,9 +65,9 @@ fi
 diag "counters: $(rdma statistic show link sroce0/1 | tr -s ' ')"
 
 run_case "ib_write_bw -q 16 -s 65536" 18712 \
-	ib_write_bw -d sroce0 -x 1 -F -q 16 -s 65536 -n 100
+	ib_write_bw -d sroce0 -x 1 -F -q 16 -s 65536 -n 50
 run_case "ib_send_bw -q 16 -s 65536" 18713 \
-	ib_send_bw -d sroce0 -x 1 -F -q 16 -s 65536 -n 100
+	ib_send_bw -d sroce0 -x 1 -F -q 16 -s 65536 -n 50
 counts q16
 diag "counters: $(rdma statistic show link sroce0/1 | tr -s ' ')"
 sync_peer done
