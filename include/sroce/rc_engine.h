@@ -5,7 +5,7 @@
  * memory, keys, skbs, locks and timers; they feed the engine one event at
  * a time and carry out the actions it returns, in order.
  *
- * Send side (struct sroce_sq_eng; sroce_rc_sq.c):
+ * Send side (struct sroce_sq_eng; sroce_rc_sq.c, _req.c, _comp.c, _recover.c):
  *   WQE posted ......... the glue copies and validates a WQE into
  *                        wqe[fetch & mask] and calls sroce_sq_push()
  *   requester step ..... sroce_req_next(): one request packet to build,

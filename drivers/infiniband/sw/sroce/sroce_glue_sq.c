@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Engine glue of the RC send queue (the core's sroce_rc_sq.c), both its
- * halves.
+ * Engine glue of the RC send queue (the core's sroce_rc_sq.c,
+ * sroce_rc_req.c, sroce_rc_comp.c, sroce_rc_recover.c), both its halves.
  *
  * The requester turns send queue entries into request packets. Each
  * entry is copied out of the (possibly user-mapped) ring once, when the
