@@ -62,12 +62,18 @@ $(OUT)/sim: $(CORE_SRC) $(HOST_SRC) $(SIM_SRC) $(HERE)/tools/sim/sim_main.c \
 	$(HOST_CC) $(CFLAGS_COMMON) -O1 $(SAN) -o $@ $(CORE_SRC) $(HOST_SRC) \
 		$(SIM_SRC) $(HERE)/tools/sim/sim_main.c
 
-sim: $(OUT)/sim
+$(OUT)/fan: $(CORE_SRC) $(HOST_SRC) $(GLUE_SRC) $(HERE)/tools/sim/fan.c \
+		$(HDRS) | $(OUT)
+	$(HOST_CC) $(CFLAGS_COMMON) -O1 $(SAN) -o $@ $(CORE_SRC) $(HOST_SRC) \
+		$(GLUE_SRC) $(HERE)/tools/sim/fan.c
+
+sim: $(OUT)/sim $(OUT)/fan
 
 # The simulator batch: lossless, lossy and adversary runs, one TAP line each
-unit: $(OUT)/unit_tests $(OUT)/sim
+unit: $(OUT)/unit_tests $(OUT)/sim $(OUT)/fan
 	$(OUT)/unit_tests
 	$(OUT)/sim --seed $(SIM_SEED) --runs $(SIM_RUNS) --mix
+	$(OUT)/fan --check
 
 $(OUT)/fuzz_parse: $(CORE_SRC) $(HOST_SRC) $(FUZZ_SRC) $(HDRS) | $(OUT)
 	$(FUZZ_CC) $(CFLAGS_COMMON) -O1 -fsanitize=fuzzer,address,undefined \

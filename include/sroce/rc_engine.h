@@ -205,6 +205,8 @@ struct sroce_sq_eng {
 	 */
 	const struct sroce_dcqcn_params *ccp;
 	struct sroce_dcqcn cc;
+	bool	ecn_cwr;	/* cwnd cut for a CNP, until una passes */
+	u32	ecn_cwr_psn;	/* ... sent_psn at that cut */
 	u32	err_idx;	/* ERROR: WQE that carries err_status */
 	u8	err_status;	/* SROCE_WC_*, or SUCCESS for a pure flush */
 	bool	err_set;
