@@ -67,45 +67,6 @@ static double now_s(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static int tcp_connect(void)
-{
-	struct sockaddr_in sa = { .sin_family = AF_INET };
-	int fd, one = 1, i;
-
-	sa.sin_port = htons(port);
-	if (!peer_ip) {
-		fd = socket(AF_INET, SOCK_STREAM, 0);
-		sa.sin_addr.s_addr = INADDR_ANY;
-		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-		if (bind(fd, (void *)&sa, sizeof(sa)) || listen(fd, 1))
-			die("listen");
-		printf("# listening on %d\n", port);
-		fflush(stdout);
-		i = accept(fd, NULL, NULL);
-		close(fd);
-		return i;
-	}
-	if (inet_pton(AF_INET, peer_ip, &sa.sin_addr) != 1)
-		die("peer address");
-	for (i = 0; i < 600; i++) {
-		fd = socket(AF_INET, SOCK_STREAM, 0);
-		if (!connect(fd, (void *)&sa, sizeof(sa)))
-			return fd;
-		close(fd);
-		usleep(200000);
-	}
-	die("connect");
-	return -1;
-}
-
-static void xfer(int fd, const void *out, void *in, size_t len)
-{
-	if (out && write(fd, out, len) != (ssize_t)len)
-		die("write");
-	if (in && recv(fd, in, len, MSG_WAITALL) != (ssize_t)len)
-		die("read");
-}
-
 /* The byte at offset @i of Write @n of QP @q */
 static inline uint8_t pattern(int q, long n, size_t i)
 {
@@ -283,6 +244,7 @@ static void traffic(void)
 	struct side s = { 0 };
 	long *done;
 	int fd, q, bad = 0;
+	char sync;
 	size_t len;
 
 	len = peer_ip ? (size_t)nqp * depth * msg : (size_t)nqp * msg;
@@ -301,11 +263,13 @@ static void traffic(void)
 	me.addr = (uintptr_t)s.buf;
 	me.rkey = s.mr->rkey;
 	me.nqp = nqp;
-	fd = tcp_connect();
-	xfer(fd, &me, &peer, sizeof(me));
+	if (!peer_ip)
+		printf("# listening on %d\n", port);
+	fd = vu_tcp_connect(peer_ip, port);
+	vu_xfer(fd, &me, &peer, sizeof(me));
 	if (peer.nqp != (uint32_t)nqp)
 		die("the two sides disagree on the number of QPs");
-	xfer(fd, mine, theirs, nqp * sizeof(*mine));
+	vu_xfer(fd, mine, theirs, nqp * sizeof(*mine));
 	for (q = 0; q < nqp; q++) {
 		struct vu_rc p;
 
@@ -316,14 +280,14 @@ static void traffic(void)
 		p.rq_psn = theirs[q].psn;
 		vu_rc_connect(s.qp[q], &p);
 	}
-	xfer(fd, "r", &me.nqp, 1);	/* both ready */
+	vu_xfer(fd, "r", &sync, 1);	/* both ready */
 	ok(1, "%d RC QPs connected", nqp);
 	if (peer_ip) {
 		send_side(&s, &peer, done);
-		xfer(fd, done, NULL, nqp * sizeof(long));
-		xfer(fd, NULL, &me.nqp, 1);
+		vu_xfer(fd, done, NULL, nqp * sizeof(long));
+		vu_xfer(fd, NULL, &sync, 1);
 	} else {
-		xfer(fd, NULL, done, nqp * sizeof(long));
+		vu_xfer(fd, NULL, done, nqp * sizeof(long));
 		for (q = 0; q < nqp; q++) {
 			const uint8_t *r = s.buf + (size_t)q * msg;
 			size_t i;
@@ -338,7 +302,7 @@ static void traffic(void)
 				       q, i, done[q] - 1);
 		}
 		ok(!bad, "every QP's region holds its last Write, byte for byte");
-		xfer(fd, "d", NULL, 1);
+		vu_xfer(fd, "d", NULL, 1);
 	}
 	close(fd);
 	for (q = 0; q < nqp; q++)

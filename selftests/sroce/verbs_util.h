@@ -8,9 +8,13 @@
 #ifndef SROCE_SELFTEST_VERBS_UTIL_H
 #define SROCE_SELFTEST_VERBS_UTIL_H
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <time.h>
+#include <unistd.h>
 #include <infiniband/verbs.h>
 
 #include "ktap.h"
@@ -166,6 +170,49 @@ static inline int vu_wait_wc(struct ibv_cq *cq, int secs, struct ibv_wc *wc)
 	}
 	printf("# no completion in %d s\n", secs);
 	return -1;
+}
+
+/*
+ * The TCP connection two guests exchange QP numbers over, on @port:
+ * without @peer_ip this side listens and takes one connection; with it,
+ * it connects, trying again for two minutes while the peer comes up.
+ */
+static inline int vu_tcp_connect(const char *peer_ip, int port)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET };
+	int fd, one = 1, i;
+
+	sa.sin_port = htons(port);
+	if (!peer_ip) {
+		fd = socket(AF_INET, SOCK_STREAM, 0);
+		sa.sin_addr.s_addr = INADDR_ANY;
+		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+		if (bind(fd, (void *)&sa, sizeof(sa)) || listen(fd, 1))
+			die("listen");
+		i = accept(fd, NULL, NULL);
+		close(fd);
+		return i;
+	}
+	if (inet_pton(AF_INET, peer_ip, &sa.sin_addr) != 1)
+		die("peer address");
+	for (i = 0; i < 600; i++) {
+		fd = socket(AF_INET, SOCK_STREAM, 0);
+		if (!connect(fd, (void *)&sa, sizeof(sa)))
+			return fd;
+		close(fd);
+		usleep(200000);
+	}
+	die("connect");
+	return -1;
+}
+
+/* Send @len bytes of @out (if any), then receive @len into @in (if any) */
+static inline void vu_xfer(int fd, const void *out, void *in, size_t len)
+{
+	if (out && write(fd, out, len) != (ssize_t)len)
+		die("write");
+	if (in && recv(fd, in, len, MSG_WAITALL) != (ssize_t)len)
+		die("read");
 }
 
 #endif /* SROCE_SELFTEST_VERBS_UTIL_H */

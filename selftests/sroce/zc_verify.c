@@ -53,43 +53,6 @@ static size_t msg_len = 65536;
 static int iters = 64;
 static int per_page = 256;
 
-static int tcp_connect(void)
-{
-	struct sockaddr_in sa = { .sin_family = AF_INET };
-	int fd, one = 1, i;
-
-	sa.sin_port = htons(port);
-	if (!peer_ip) {
-		fd = socket(AF_INET, SOCK_STREAM, 0);
-		sa.sin_addr.s_addr = INADDR_ANY;
-		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-		if (bind(fd, (void *)&sa, sizeof(sa)) || listen(fd, 1))
-			die("listen");
-		i = accept(fd, NULL, NULL);
-		close(fd);
-		return i;
-	}
-	if (inet_pton(AF_INET, peer_ip, &sa.sin_addr) != 1)
-		die("peer address");
-	for (i = 0; i < 600; i++) {
-		fd = socket(AF_INET, SOCK_STREAM, 0);
-		if (!connect(fd, (void *)&sa, sizeof(sa)))
-			return fd;
-		close(fd);
-		usleep(200000);
-	}
-	die("connect");
-	return -1;
-}
-
-static void xfer(int fd, void *out, void *in, size_t len)
-{
-	if (out && write(fd, out, len) != (ssize_t)len)
-		die("write");
-	if (in && recv(fd, in, len, MSG_WAITALL) != (ssize_t)len)
-		die("read");
-}
-
 struct res {
 	struct ibv_context	*ibv;
 	struct ibv_pd		*pd;
@@ -191,8 +154,8 @@ static void test_early(void)
 	vu_query_gid(r.ibv, gid_index, &gid);
 	me.qpn = r.qp->qp_num;
 	memcpy(me.gid, gid.raw, 16);
-	fd = tcp_connect();
-	xfer(fd, &me, &peer, sizeof(me));
+	fd = vu_tcp_connect(peer_ip, port);
+	vu_xfer(fd, &me, &peer, sizeof(me));
 	memcpy(gid.raw, peer.gid, 16);
 	vu_rc_path(&p, &gid, gid_index, peer.qpn);
 	p.sq_psn = me.psn;
@@ -200,7 +163,7 @@ static void test_early(void)
 	vu_rc_connect(r.qp, &p);
 	if (!peer_ip && post_one(&r, -1, 0, msg_len))
 		die("ibv_post_recv");
-	xfer(fd, &verdict, &verdict, 1);	/* both connected */
+	vu_xfer(fd, &verdict, &verdict, 1);	/* both connected */
 
 	if (peer_ip) {
 		struct timespec t0, t1;
@@ -239,7 +202,7 @@ static void test_early(void)
 		printf("# completed %ld ms after it was posted\n",
 		       (t1.tv_sec - t0.tv_sec) * 1000 +
 		       (t1.tv_nsec - t0.tv_nsec) / 1000000);
-		xfer(fd, NULL, &verdict, 1);
+		vu_xfer(fd, NULL, &verdict, 1);
 		ok(verdict == 1,
 		   "early: the receiver got every byte as posted (%d)",
 		   verdict);
@@ -256,7 +219,7 @@ static void test_early(void)
 			   bad, msg_len);
 			verdict = bad ? 3 : 1;
 		}
-		xfer(fd, &verdict, NULL, 1);
+		vu_xfer(fd, &verdict, NULL, 1);
 	}
 	close(fd);
 	res_close(&r);
