@@ -103,6 +103,9 @@ def symbols(files):
         obj = os.path.join(DRV, f[:-2] + ".o")
         if not os.path.exists(obj):
             sys.exit(f"layers: {obj} is missing: build the module (make)")
+        if os.path.getmtime(obj) < os.path.getmtime(os.path.join(DRV, f)):
+            sys.exit(f"layers: {obj} is older than its source: "
+                     "build the module (make)")
         nm = subprocess.run(["nm", obj], capture_output=True, text=True,
                             check=True).stdout
         for line in nm.splitlines():

@@ -3,8 +3,8 @@
  * sroce RC send side, acknowledgment and recovery: what an ACK, a NAK or
  * a Read response moves (una, completions in order, the Read hole to ask
  * again), the round trip and the retransmit timer (Jacobson/Karels, Karn,
- * backoff, the probe after a NAK), the window after a loss (AIMD), going
- * back to resend, and the timer and RNR expiries.
+ * backoff, the probe after a NAK), the window after a loss (AIMD) or a
+ * CNP, going back to resend, and the timer and RNR expiries.
  */
 #include "sroce/rc_sq_int.h"
 
@@ -303,6 +303,27 @@ void sroce_sqi_cwnd_cut(struct sroce_sq_eng *e)
 		e->ssthresh = e->window;
 	e->cwnd = e->ssthresh;
 	e->ca_acc = 0;
+}
+
+/*
+ * A CNP answers packets the QP sent: with nothing in flight it can only
+ * be late or forged (it carries no PSN to check), and it cuts nothing.
+ * It cuts the rate (DCQCN), and the window too, once per window of data
+ * (as TCP answers ECN, RFC 3168): the rate alone does not bound what a
+ * QP keeps queued while its rate is still above its share (a rate starts
+ * at the line's, far above a soft device's), the window does.
+ */
+bool sroce_sq_cnp(struct sroce_sq_eng *e)
+{
+	if (!e->ccp || !sq_in_flight(e))
+		return false;
+	if (!e->recovering &&
+	    (!e->ecn_cwr || sroce_psn_diff(e->una_psn, e->ecn_cwr_psn) >= 0)) {
+		sroce_sqi_cwnd_cut(e);
+		e->ecn_cwr = true;
+		e->ecn_cwr_psn = e->sent_psn;
+	}
+	return sroce_dcqcn_cnp(&e->cc, e->ccp, e->now);
 }
 
 /*

@@ -159,27 +159,6 @@ void sroce_sq_set_cc(struct sroce_sq_eng *e,
 	sroce_dcqcn_init(&e->cc, line_mbps);
 }
 
-/*
- * A CNP answers packets the QP sent: with nothing in flight it can only
- * be late or forged (it carries no PSN to check), and it cuts nothing.
- * It cuts the rate (DCQCN), and the window too, once per window of data
- * (as TCP answers ECN, RFC 3168): the rate alone does not bound what a
- * QP keeps queued while its rate is still above its share (a rate starts
- * at the line's, far above a soft device's), the window does.
- */
-bool sroce_sq_cnp(struct sroce_sq_eng *e)
-{
-	if (!e->ccp || !sq_in_flight(e))
-		return false;
-	if (!e->recovering &&
-	    (!e->ecn_cwr || sroce_psn_diff(e->una_psn, e->ecn_cwr_psn) >= 0)) {
-		sroce_sqi_cwnd_cut(e);
-		e->ecn_cwr = true;
-		e->ecn_cwr_psn = e->sent_psn;
-	}
-	return sroce_dcqcn_cnp(&e->cc, e->ccp, e->now);
-}
-
 u64 sroce_sq_pace_at(const struct sroce_sq_eng *e)
 {
 	return e->cc.limited ? e->cc.next_tx : e->now;
