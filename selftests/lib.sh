@@ -137,8 +137,18 @@ qdisc_backlog() {
 		awk '$1 == "backlog" { sub("p", "", $3); print $3; exit }'
 }
 
+# qdisc_backlog_bytes: the bytes eth0's root qdisc holds now (tc prints
+# "2Kb" for 2048 and "3Mb" for 3 MiB)
+qdisc_backlog_bytes() {
+	tc -s qdisc show dev eth0 |
+		awk '$1 == "backlog" { v = $2; m = 1
+			if (v ~ /Mb$/) m = 1048576; else if (v ~ /Kb$/) m = 1024
+			sub("[KM]?b$", "", v); printf "%d\n", v * m; exit }'
+}
+
 # Make the helpers usable from "check NAME bash -c '...'".
 export -f port_attr ibdev_exists wait_for mac_to_guid hw_counter qdisc_backlog
+export -f qdisc_backlog_bytes
 
 # sync_peer NAME [SECONDS]: in a pair of guests, wait until the peer has
 # reached the same named point (files in the run's shared directory).

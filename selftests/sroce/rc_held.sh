@@ -2,13 +2,15 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # Topology "pair": packets the stack holds for a long time must not hold
-# up the QP that sent them. b streams RDMA Writes to a (ib_write_bw),
-# then b's NIC is throttled to 1 kbit/s by tbf, which keeps b's packets
-# queued for many minutes. Killing the writer must still destroy its QP
-# at once (the process exits), and "rdma link delete" must return; the
-# module stays in use (refcnt > 0, rmmod refused) while the stack holds
-# packets whose destructor is its code, and unloads once the qdisc is
-# deleted and frees them.
+# up the QP that sent them. b streams RDMA Writes to a (ib_write_bw)
+# through a tbf qdisc on its NIC, then the qdisc is changed to 1 kbit/s
+# (a change keeps what it queues; replacing it would drop the window in
+# it, and a QP that times out resends one packet, not its window), which
+# keeps b's packets queued for many minutes. Killing the writer must
+# still destroy its QP at once (the process exits), and "rdma link
+# delete" must return; the module stays in use (refcnt > 0, rmmod
+# refused) while the stack holds packets whose destructor is its code,
+# and unloads once the qdisc is deleted and frees them.
 # Then the same with zero-copy packets (zcopy=on) held by netem at
 # 1 kbit/s, which runs a packet's destructor as it takes it
 # (skb_orphan()): the packets still hold the module through their
@@ -29,6 +31,22 @@ sroce_setup_net || exit 1
 sroce_link_up eth0 sroce0
 sync_peer ready
 
+# Each side's neighbour entry for the other, for good: an ARP request or
+# reply that b's qdisc held would leave a's ACKs, or b's packets, waiting
+# in a neighbour entry instead of the qdisc, and would fill the qdisc
+# with packets that are not ours.
+pin_peer_mac() {
+	local mac
+
+	ping -c 1 -W 10 "$SROCE_PEER_IP" >/dev/null || return 1
+	mac=$(ip neigh show "$SROCE_PEER_IP" dev eth0 |
+		awk '{ for (i = 1; i < NF; i++) if ($i == "lladdr") print $(i + 1) }')
+	[ -n "$mac" ] || return 1
+	ip neigh replace "$SROCE_PEER_IP" lladdr "$mac" dev eth0 nud permanent
+}
+check "the peer's MAC is permanent in the neighbour table" pin_peer_mac
+sync_peer pinned
+
 bw=(ib_write_bw -d sroce0 -x 1 -F -s 65536 -n 1000000 -p $PORT)
 if [ "$SROCE_ROLE" = a ]; then
 	for round in tbf netem; do
@@ -47,27 +65,27 @@ if [ "$SROCE_ROLE" = a ]; then
 	exit
 fi
 
-# held ROUND QDISC...: b streams Writes, QDISC on eth0 holds its packets,
-# the writer is killed, the device deleted; rmmod waits for the qdisc.
+# held ROUND PASS HOLD: b streams Writes through the qdisc PASS on eth0,
+# which is changed to HOLD; the writer is killed, the device deleted;
+# rmmod waits for the qdisc.
 held() {
-	local round=$1 pid mac
+	local round=$1 pass hold pid
 
-	shift
+	read -ra pass <<< "$2"
+	read -ra hold <<< "$3"
 	sync_peer "listening-$round"
+	check "$round: ${pass[*]} on eth0" tc qdisc add dev eth0 root "${pass[@]}"
 	"${bw[@]}" "$SROCE_PEER_IP" > /tmp/app.log 2>&1 &
 	pid=$!
 	check "$round: Writes flowing" wait_for "$(app_timeout)" bash -c \
 		"[ \$(hw_counter tx_packets) -gt 1000 ]"
-	# The peer's MAC for good: an ARP probe the qdisc held would
-	# leave our packets waiting in the neighbour entry, not the qdisc.
-	mac=$(ip neigh show "$SROCE_PEER_IP" dev eth0 |
-		awk '{ for (i = 1; i < NF; i++) if ($i == "lladdr") print $(i + 1) }')
-	check "$round: peer's MAC ($mac) permanent" \
-		ip neigh replace "$SROCE_PEER_IP" lladdr "$mac" dev eth0 nud permanent
-	check "$round: $* on eth0" tc qdisc add dev eth0 root "$@"
-	check "$round: eth0's qdisc holds 32 or more of our packets" \
-		wait_for "$(app_timeout)" bash -c '[ "$(qdisc_backlog)" -ge 32 ]'
-	diag "$round: held: $(qdisc_backlog) packets"
+	check "$round: changed to ${hold[*]}" \
+		tc qdisc change dev eth0 root "${hold[@]}"
+	# Our Writes carry 1 KiB each; ARP and ACKs are far smaller.
+	check "$round: eth0's qdisc holds 16 or more of our packets" \
+		wait_for "$(app_timeout)" bash -c \
+		'[ "$(qdisc_backlog_bytes)" -ge $((16 * 1024)) ]'
+	diag "$round: held: $(qdisc_backlog) packets, $(qdisc_backlog_bytes) bytes"
 	kill -9 "$pid" 2>/dev/null	# (it may have given up by itself)
 	# A safety net against a hang, which is many minutes here.
 	check "$round: the killed writer is gone (its QP destroyed)" \
@@ -75,7 +93,7 @@ held() {
 	wait "$pid" 2>/dev/null
 	sync_peer "killed-$round"
 	check "$round: packets still held after the QP is gone" \
-		test "$(qdisc_backlog)" -ge 1
+		test "$(qdisc_backlog_bytes)" -ge 1024
 	diag "$round: module refcnt $(cat /sys/module/rdma_sroce/refcnt), tx_zcopy_packets $(hw_counter tx_zcopy_packets)"
 	diag "$round: $(tc -s qdisc show dev eth0 | tr -s ' \n' ' ')"
 	check "$round: rdma link delete with packets held" \
@@ -90,13 +108,14 @@ held() {
 }
 
 modprobe sch_tbf
-held tbf tbf rate 1kbit burst 2kb limit 10mb
+held tbf "tbf rate 10gbit burst 1mb limit 10mb" \
+	"tbf rate 1kbit burst 2kb limit 10mb"
 # Payloads as the MRs' pages even on eth0 (no scatter-gather), and a
 # qdisc that orphans them as it takes them and keeps them for minutes.
 modprobe sch_netem
 check "modprobe rdma_sroce zcopy=on" modprobe rdma_sroce zcopy=on
 sroce_link_up eth0 sroce0
-held netem netem rate 1kbit limit 100000
+held netem "netem limit 100000" "netem rate 1kbit limit 100000"
 
 mem_avail() { awk '$1 == "MemAvailable:" { print $2 }' /proc/meminfo; }
 
