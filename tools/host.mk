@@ -24,7 +24,7 @@ FUZZ_SECONDS ?= 30
 CORE_SRC := $(addprefix $(HERE)/drivers/infiniband/sw/sroce/core/, \
 	sroce_opcode.c sroce_hdr.c sroce_icrc.c sroce_rc.c sroce_rc_sq.c \
 	sroce_rc_req.c sroce_rc_comp.c sroce_rc_recover.c \
-	sroce_rc_rq.c sroce_dcqcn.c sroce_ud.c sroce_ring.c)
+	sroce_rc_rq.c sroce_dcqcn.c sroce_budget.c sroce_ud.c sroce_ring.c)
 HOST_SRC := $(HERE)/tools/host/sroce_crc32.c
 # The glue the unit tests and the simulator share (tools/host/glue.h)
 GLUE_SRC := $(HERE)/tools/host/glue.c

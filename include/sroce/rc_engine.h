@@ -40,6 +40,7 @@
 #ifndef _SROCE_RC_ENGINE_H
 #define _SROCE_RC_ENGINE_H
 
+#include "sroce/budget.h"
 #include "sroce/dcqcn.h"
 #include "sroce/rc.h"
 #include "sroce/wire.h"
@@ -207,6 +208,14 @@ struct sroce_sq_eng {
 	struct sroce_dcqcn cc;
 	bool	ecn_cwr;	/* cwnd cut for a CNP, until una passes */
 	u32	ecn_cwr_psn;	/* ... sent_psn at that cut */
+	/*
+	 * The device's budget of packets in flight (budget.h), when the
+	 * glue grants one (sroce_sq_budget_grant()): new PSNs only before
+	 * budget_end; budget_held says the last step waited for it.
+	 */
+	bool	budgeted;
+	bool	budget_held;
+	u32	budget_end;
 	u32	err_idx;	/* ERROR: WQE that carries err_status */
 	u8	err_status;	/* SROCE_WC_*, or SUCCESS for a pure flush */
 	bool	err_set;
@@ -301,6 +310,9 @@ enum sroce_req_verdict {
 	SROCE_REQ_LOCAL,	/* carry out local WQE tx->idx, then call
 				 * sroce_sq_local_done()
 				 */
+	SROCE_REQ_BUDGET,	/* the device's budget: run it again when
+				 * its packets in flight fall
+				 */
 };
 
 void sroce_sq_init(struct sroce_sq_eng *e, struct sroce_wqe *wqe, u32 size);
@@ -337,6 +349,19 @@ void sroce_sq_set_cc(struct sroce_sq_eng *e,
 bool sroce_sq_cnp(struct sroce_sq_eng *e);
 /* After SROCE_REQ_PACED: when the next packet may go (the clock's ns) */
 u64 sroce_sq_pace_at(const struct sroce_sq_eng *e);
+
+/*
+ * The device's budget (budget.h): before a requester step, grant the QP
+ * what @b lets it add in flight; after any step that moved what it has
+ * in flight (sending, an acknowledgment, an error), settle its charge.
+ * Settle returns the packets it gave back. UC holds no charge.
+ */
+void sroce_sq_budget_grant(struct sroce_sq_eng *e,
+			   const struct sroce_budget *b,
+			   const struct sroce_budget_qp *q);
+u32 sroce_sq_budget_settle(struct sroce_sq_eng *e, struct sroce_budget *b,
+			   struct sroce_budget_qp *q);
+
 void sroce_sq_reset(struct sroce_sq_eng *e);
 
 /*

@@ -301,12 +301,16 @@ static bool req_step(struct hg_side *s)
 		return s->ops->ud_step && s->ops->ud_step(s);
 	memset(&tx, 0, sizeof(tx));
 	memset(&act, 0, sizeof(act));
+	if (s->ops->req_pre)
+		s->ops->req_pre(s);
 	v = sroce_req_next(&s->sq, &tx, &act);
 	hg_sq_checked(s, "sroce_req_next");
 	if (v == SROCE_REQ_SEND)
 		req_send(s, &tx);
 	else if (v == SROCE_REQ_LOCAL)
 		req_local(s, tx.idx);
+	else if (v == SROCE_REQ_BUDGET && s->ops->req_budget)
+		s->ops->req_budget(s);
 	else
 		note(s, HG_NOTE_REQ_IDLE, 0xff, s->sq.next_psn, v,
 		     ((u64)(s->sq.req - s->sq_base) << 32) | s->sq.req_off);

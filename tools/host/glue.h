@@ -114,6 +114,12 @@ struct hg_ops {
 	void (*sq_room)(struct hg_side *s);
 	/* optional: may the engines send now (false: the link is full) */
 	bool (*tx_room)(struct hg_side *s);
+	/*
+	 * optional: before a requester step (the device's budget: settle,
+	 * then grant); after one the budget held (SROCE_REQ_BUDGET)
+	 */
+	void (*req_pre)(struct hg_side *s);
+	void (*req_budget)(struct hg_side *s);
 	/* optional: UD: the requester step (the glue has no datagrams) */
 	bool (*ud_step)(struct hg_side *s);
 	/* optional: receive WQE @i completed (act: status, length, imm) */

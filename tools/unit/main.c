@@ -17,5 +17,6 @@ int main(void)
 	test_ud();
 	test_ring();
 	test_dcqcn();
+	test_budget();
 	return tap_done();
 }

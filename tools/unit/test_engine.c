@@ -1313,6 +1313,67 @@ static void test_idle(void)
  * is held by the pacing (SROCE_REQ_PACED) until the clock reaches
  * sroce_sq_pace_at(), and what was held goes whole, in order.
  */
+/*
+ * The device's budget: the requester stops where the grant ends, asks
+ * for an ACK with the last packet granted, says SROCE_REQ_BUDGET, and
+ * goes on once the ACK settles the charge; resends need no grant.
+ */
+static void test_budget_eng(void)
+{
+	struct sroce_budget b = { .limit = 6 };
+	struct sroce_budget_qp q = { 0 }, other = { 0 };
+	struct sroce_tx_req tx;
+	struct sroce_sq_act act;
+	struct sroce_pkt pk;
+
+	tap_begin("engine: the device budget holds the requester, its last packet asks for an ACK");
+	setup(1024);
+	sroce_budget_settle(&b, &other, 2);	/* another QP holds 2 */
+	post(SROCE_WR_WRITE, 16384, 0);
+	sroce_sq_budget_grant(&A.g.sq, &b, &q);	/* share 3 */
+	req_run(&A);
+	CHECK_EQ(nwire[A.out], 3);
+	CHECK(!sroce_parse_bth_packet(wire[0][2].buf, wire[0][2].len, &pk));
+	CHECK(pk.hdr.bth.ackreq);
+	CHECK(!sroce_parse_bth_packet(wire[0][1].buf, wire[0][1].len, &pk));
+	CHECK(!pk.hdr.bth.ackreq);
+	CHECK_EQ(sroce_req_next(&A.g.sq, &tx, &act), SROCE_REQ_BUDGET);
+	CHECK_EQ(sroce_sq_budget_settle(&A.g.sq, &b, &q), 0);
+	CHECK_EQ(q.charge, 3);
+	CHECK_EQ(b.used, 5);
+	deliver(&B, 1);				/* the second is lost */
+	deliver(&A, -1);			/* a NAK of the gap */
+	/* the resend of PSNs already charged needs no grant */
+	sroce_sq_budget_grant(&A.g.sq, &b, &q);
+	CHECK_EQ(A.g.sq.budget_end, A.g.sq.sent_psn);
+	req_run(&A);
+	CHECK_EQ(nwire[A.out], 2);
+	deliver(&B, -1);
+	/*
+	 * The ACK answers all three: with nothing in flight one request
+	 * goes at once, the floor every QP has
+	 */
+	deliver(&A, -1);
+	CHECK_EQ(nwire[A.out], 1);
+	CHECK_EQ(sroce_sq_budget_settle(&A.g.sq, &b, &q), 2);
+	CHECK_EQ(b.used, 3);
+	while (A.g.sq.comp != A.g.sq.fetch) {
+		sroce_sq_budget_settle(&A.g.sq, &b, &q);
+		sroce_sq_budget_grant(&A.g.sq, &b, &q);
+		req_run(&A);
+		if (!CHECK(nwire[A.out] && nwire[A.out] <= 3))
+			break;
+		deliver(&B, -1);
+		deliver(&A, -1);
+	}
+	sroce_sq_budget_settle(&A.g.sq, &b, &q);
+	CHECK_EQ(q.charge, 0);
+	CHECK_EQ(b.qps, 1);
+	CHECK_EQ(b.used, 2);
+	CHECK(!memcmp(A.local[0], B.mem, 16384));
+	tap_end();
+}
+
 static void test_cc(void)
 {
 	static const struct sroce_dcqcn_params p = SROCE_DCQCN_DEFAULTS;
@@ -1375,6 +1436,7 @@ void test_engine(void)
 	test_tail_probe();
 	test_rtt();
 	test_cc();
+	test_budget_eng();
 	test_reread_range();
 	test_timeout();
 	test_atomic();

@@ -13,5 +13,6 @@ void test_engine(void);
 void test_ud(void);
 void test_ring(void);
 void test_dcqcn(void);
+void test_budget(void);
 
 #endif /* _SROCE_UNIT_TESTS_H */

@@ -215,6 +215,7 @@ unsigned int sroce_glue_req_run(struct sroce_qp *qp, struct sk_buff_head *out,
 
 		switch (sroce_req_next(e, &tx, &act)) {
 		case SROCE_REQ_IDLE:
+		case SROCE_REQ_BUDGET:	/* the module grants none yet */
 			return 0;
 		case SROCE_REQ_PACED:
 			/* the QP's rate: the pace timer runs it again */

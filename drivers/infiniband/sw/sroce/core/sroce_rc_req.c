@@ -2,20 +2,40 @@
 /*
  * sroce RC send side, the requester: the next packet of the send queue
  * (a request, a resend, a Read hole asked again, or a local WQE), as far
- * as the window, cwnd, max_rd_atomic, fences and the QP's rate allow.
+ * as the window, cwnd, max_rd_atomic, fences, the QP's rate and the
+ * device's budget allow.
  */
 #include "sroce/rc_sq_int.h"
 
 /*
- * May a request of @cost PSNs go out?  No more than cwnd PSNs in flight,
- * except that one request may always go when none is: a READ request
- * spans up to half a window, which a cwnd cut by a timeout may not hold.
+ * Does the device's budget let a request of @cost PSNs go?  A resend
+ * holds what its first transmission was charged; new PSNs must end
+ * before budget_end.
  */
-static bool sq_room(const struct sroce_sq_eng *e, u32 cost)
+static bool sq_budget_room(struct sroce_sq_eng *e, u32 cost)
+{
+	u32 end = sroce_psn_add(e->next_psn, cost);
+
+	if (!e->budgeted || e->uc || !sroce_psn_after(end, e->sent_psn) ||
+	    sroce_psn_diff(end, e->budget_end) <= 0)
+		return true;
+	e->budget_held = true;
+	return false;
+}
+
+/*
+ * May a request of @cost PSNs go out?  No more than cwnd PSNs in flight,
+ * and what the device's budget grants, except that one request may always
+ * go when none is: a READ request spans up to half a window, which a cwnd
+ * cut by a timeout or a budget shared by many QPs may not hold.
+ */
+static bool sq_room(struct sroce_sq_eng *e, u32 cost)
 {
 	u32 out = sq_out(e);
 
-	return !out || out + cost <= e->cwnd;
+	if (!out)
+		return true;
+	return out + cost <= e->cwnd && sq_budget_room(e, cost);
 }
 
 /* The request of atomic @w (sent first or again: always the same) */
@@ -134,11 +154,15 @@ static enum sroce_req_verdict req_data(struct sroce_sq_eng *e,
 	tx->se = last && (w->flags & SROCE_WQE_SOLICITED);
 	/*
 	 * An ACK twice per window keeps the window open; after a timeout,
-	 * one for the packet that fills cwnd lets it grow.
+	 * one for the packet that fills cwnd lets it grow; one for the last
+	 * packet the device's budget grants gives the budget back.
 	 */
 	tx->ackreq = last || !(e->next_psn % (e->window / 2)) ||
 		     (e->cwnd < e->window &&
-		      sq_out(e) + 1 >= e->cwnd);
+		      sq_out(e) + 1 >= e->cwnd) ||
+		     (e->budgeted &&
+		      sroce_psn_diff(sroce_psn_add(e->next_psn, 1),
+				     e->budget_end) >= 0);
 	if (e->uc) {
 		/* the same opcode numbers, in the UC range; nothing ACKed */
 		tx->opcode = (tx->opcode & ~SROCE_TRANSPORT_MASK) |
@@ -215,6 +239,7 @@ static enum sroce_req_verdict req_next(struct sroce_sq_eng *e,
 	bool resend, fresh;
 
 	memset(act, 0, sizeof(*act));
+	e->budget_held = false;
 	if (!sq_active(e) || e->rnr_wait)
 		return SROCE_REQ_IDLE;
 	if (e->ccp) {
@@ -305,10 +330,35 @@ enum sroce_req_verdict sroce_req_next(struct sroce_sq_eng *e,
 {
 	enum sroce_req_verdict v = req_next(e, tx, act);
 
+	if (v == SROCE_REQ_IDLE && e->budget_held)
+		return SROCE_REQ_BUDGET;
 	if (v == SROCE_REQ_SEND && e->ccp)
 		sroce_dcqcn_sent(&e->cc, e->ccp, e->now,
 				 tx->len + SROCE_PACE_OVERHEAD);
 	return v;
+}
+
+void sroce_sq_budget_grant(struct sroce_sq_eng *e,
+			   const struct sroce_budget *b,
+			   const struct sroce_budget_qp *q)
+{
+	u32 g = sroce_budget_grant(b, q);
+
+	if (g > e->window)
+		g = e->window;		/* more could never be used */
+	e->budgeted = true;
+	e->budget_end = sroce_psn_add(e->sent_psn, g);
+}
+
+/* What a QP holds in flight: PSNs sent and not acknowledged, while live */
+u32 sroce_sq_budget_settle(struct sroce_sq_eng *e, struct sroce_budget *b,
+			   struct sroce_budget_qp *q)
+{
+	u32 out = 0;
+
+	if (sq_active(e) && !e->uc)
+		out = (u32)sroce_psn_diff(e->sent_psn, e->una_psn);
+	return sroce_budget_settle(b, q, out);
 }
 
 void sroce_tx_req_hdrs(const struct sroce_tx_req *tx, u32 dqpn, u16 pkey,
