@@ -22,6 +22,7 @@
 #include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
 
+#include "sroce/budget.h"
 #include "sroce_counters.h"
 
 #define SROCE_LINK_TYPE		"sroce"
@@ -63,6 +64,12 @@ struct sroce_dev {
 	u32			mcg_seed;	/* of their hash */
 	u32			nmcg;		/* read unlocked as a hint */
 	atomic64_t		counters[SROCE_CNT_NR];
+	/*
+	 * Packets its RC QPs keep in flight together (sroce_cc.c): the
+	 * core decides, budget_lock serializes; taken under QP locks.
+	 */
+	spinlock_t		budget_lock;
+	struct sroce_budget	budget;
 };
 
 struct sroce_ucontext {

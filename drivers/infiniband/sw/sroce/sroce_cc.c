@@ -64,6 +64,52 @@ MODULE_PARM_DESC(dcqcn_reduce_period, "Least microseconds between two cuts (rate
 module_param_named(dcqcn_first_cnp_rate, sroce_dcqcn.first_cnp_mbps, uint, 0644);
 MODULE_PARM_DESC(dcqcn_first_cnp_rate, "Mbit/s set at a QP's first CNP, 0: cut (rate_to_set_on_first_cnp, 0)");
 
+static unsigned int sroce_inflight_budget = 2048;
+module_param_named(inflight_budget, sroce_inflight_budget, uint, 0644);
+MODULE_PARM_DESC(inflight_budget, "Packets a device's RC QPs keep in flight together, 0: no bound (devices created after a change, 2048)");
+
+/*
+ * A new device's budget of packets in flight, shared by its RC QPs
+ * (include/sroce/budget.h). The default bounds 256 QPs to an eighth of
+ * their windows (64 packets each) and leaves each a share of 8 packets:
+ * with 512, a share of 2 made every QP ask for an ACK every second
+ * packet and recover each loss by a timeout, and 256 QPs moved half as
+ * much (Documentation/performance.rst).
+ */
+void sroce_cc_dev_init(struct sroce_dev *sdev)
+{
+	spin_lock_init(&sdev->budget_lock);
+	sdev->budget.limit = READ_ONCE(sroce_inflight_budget);
+}
+
+/*
+ * Before @qp's requester runs: what it may add in flight now. A QP the
+ * budget holds (SROCE_REQ_BUDGET) has packets in flight, whose ACK runs
+ * it again.
+ */
+void sroce_cc_budget_grant(struct sroce_qp *qp)
+{
+	struct sroce_dev *sdev = qp->sdev;
+
+	if (!sdev->budget.limit || sroce_qp_is_ud(qp) || qp->sq_eng.uc)
+		return;
+	spin_lock(&sdev->budget_lock);
+	sroce_sq_budget_grant(&qp->sq_eng, &sdev->budget, &qp->bq);
+	spin_unlock(&sdev->budget_lock);
+}
+
+/* After any step of @qp's send engine: charge it what it has in flight */
+void sroce_cc_budget_settle(struct sroce_qp *qp)
+{
+	struct sroce_dev *sdev = qp->sdev;
+
+	if (!sdev->budget.limit || sroce_qp_is_ud(qp))
+		return;
+	spin_lock(&sdev->budget_lock);
+	sroce_sq_budget_settle(&qp->sq_eng, &sdev->budget, &qp->bq);
+	spin_unlock(&sdev->budget_lock);
+}
+
 /* A new QP's send engine: paced to a DCQCN rate unless dcqcn=0 */
 void sroce_cc_qp_init(struct sroce_qp *qp)
 {

@@ -69,6 +69,7 @@ static const struct rdma_stat_desc sroce_counter_descs[] = {
 	[SROCE_CNT_CNP_RECEIVED].name = "cnp_received",
 	[SROCE_CNT_RATE_CUTS].name = "rate_cuts",
 	[SROCE_CNT_TX_PACED].name = "tx_paced",
+	[SROCE_CNT_TX_BUDGET_HELD].name = "tx_budget_held",
 	[SROCE_CNT_MCAST_LEAVES].name = "mcast_leaves",
 };
 

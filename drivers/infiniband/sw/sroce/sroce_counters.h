@@ -69,6 +69,7 @@ enum sroce_counter {
 	SROCE_CNT_CNP_RECEIVED,		/* CNPs taken by a QP (reaction point) */
 	SROCE_CNT_RATE_CUTS,		/* a QP's rate cut by a CNP (DCQCN) */
 	SROCE_CNT_TX_PACED,		/* requester held until its rate allows */
+	SROCE_CNT_TX_BUDGET_HELD,	/* held by the device's budget in flight */
 	SROCE_CNT_NR
 };
 

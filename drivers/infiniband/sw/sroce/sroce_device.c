@@ -28,6 +28,7 @@
 
 #include "sroce.h"
 #include "sroce_ah.h"
+#include "sroce_cc.h"
 #include "sroce_compat.h"
 #include "sroce_counters.h"
 #include "sroce_cq.h"
@@ -214,6 +215,7 @@ int sroce_newlink(const char *ibdev_name, struct net_device *ndev)
 	 */
 	lockdep_set_class(&sdev->ah_table.xa_lock, &sroce_ah_table_key);
 	spin_lock_init(&sdev->mcg_lock);
+	sroce_cc_dev_init(sdev);
 	/* first: from here on, ib_dealloc_device() puts the netdev */
 	sroce_set_ops(sdev);
 	err = sroce_mcast_dev_init(sdev);

@@ -26,6 +26,7 @@
 
 #include "sroce/rc_engine.h"
 #include "sroce.h"
+#include "sroce_cc.h"
 #include "sroce_cq.h"
 #include "sroce_glue.h"
 #include "sroce_mr.h"
@@ -208,6 +209,7 @@ unsigned int sroce_glue_req_run(struct sroce_qp *qp, struct sk_buff_head *out,
 	unsigned int res;
 
 	sroce_sq_clock(e, ktime_get_ns());	/* the round trip starts */
+	sroce_cc_budget_grant(qp);
 	while (budget > 0) {
 		struct sroce_sq_act act;
 		struct sroce_tx_req tx;
@@ -215,7 +217,10 @@ unsigned int sroce_glue_req_run(struct sroce_qp *qp, struct sk_buff_head *out,
 
 		switch (sroce_req_next(e, &tx, &act)) {
 		case SROCE_REQ_IDLE:
-		case SROCE_REQ_BUDGET:	/* the module grants none yet */
+			return 0;
+		case SROCE_REQ_BUDGET:
+			/* the device's QPs hold it: an ACK runs this again */
+			sroce_count(qp->sdev, SROCE_CNT_TX_BUDGET_HELD);
 			return 0;
 		case SROCE_REQ_PACED:
 			/* the QP's rate: the pace timer runs it again */
@@ -329,12 +334,8 @@ void sroce_glue_sq_drained(struct sroce_qp *qp)
 	sroce_sq_report(qp);
 }
 
-/*
- * Carry out a send-side action; @comp_before is the engine's comp before
- * the event. SROCE_RUN_FATAL if the QP must fail, else 0. qp->lock held.
- */
-unsigned int sroce_glue_sq_apply(struct sroce_qp *qp, u32 comp_before,
-				 const struct sroce_sq_act *act)
+static unsigned int sroce_sq_act_apply(struct sroce_qp *qp, u32 comp_before,
+				       const struct sroce_sq_act *act)
 {
 	struct sroce_sq_eng *e = &qp->sq_eng;
 	u32 i;
@@ -387,6 +388,20 @@ unsigned int sroce_glue_sq_apply(struct sroce_qp *qp, u32 comp_before,
 }
 
 /*
+ * Carry out a send-side action; @comp_before is the engine's comp before
+ * the event. Then the device's budget is charged what the QP has in
+ * flight now. SROCE_RUN_FATAL if the QP must fail, else 0. qp->lock held.
+ */
+unsigned int sroce_glue_sq_apply(struct sroce_qp *qp, u32 comp_before,
+				 const struct sroce_sq_act *act)
+{
+	unsigned int res = sroce_sq_act_apply(qp, comp_before, act);
+
+	sroce_cc_budget_settle(qp);
+	return res;
+}
+
+/*
  * In the error state every WQE not completed and every one still in the
  * ring completes: the failed one with its status, the rest flushed, in
  * queue order, after those completed before (sroce_sq_report()). Those
@@ -423,6 +438,7 @@ void sroce_glue_sq_flush(struct sroce_qp *qp)
 	}
 	sroce_sq_flushed(e);
 	sroce_sq_report(qp);
+	sroce_cc_budget_settle(qp);	/* nothing in flight any more */
 }
 
 /*

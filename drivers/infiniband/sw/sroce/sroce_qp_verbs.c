@@ -242,6 +242,7 @@ err_tx:
 static void sroce_qp_reset(struct sroce_qp *qp)
 {
 	sroce_sq_reset(&qp->sq_eng);
+	sroce_cc_budget_settle(qp);	/* gives back what it held */
 	sroce_rq_reset(&qp->rq_eng);
 	qp->rwqe_valid = false;
 	qp->last_wqe_sent = false;
@@ -485,6 +486,7 @@ int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	spin_lock_irqsave(&qp->lock, flags);
 	WRITE_ONCE(qp->state, IB_QPS_RESET);
 	sroce_sq_reset(&qp->sq_eng);
+	sroce_cc_budget_settle(qp);	/* gives back what it held */
 	qp->sq_done = 0;
 	qp->sq_drained_owed = false;
 	sroce_rq_reset(&qp->rq_eng);
