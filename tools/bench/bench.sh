@@ -16,7 +16,10 @@
 # the guests' NICs with checksum, scatter-gather and segmentation offload,
 # as a cloud host's virtio NICs have (tools/testbed/vm.sh); the default
 # socket netdev has none of them.
-# BENCH_PARTS="count" or "time" runs one part only; BENCH_PROFILE=1 also
+# Then many QPs at once (scale): 1 to 256 RC QPs of 64 KiB Writes with
+# every byte checked, aggregate MB/s, the per-QP spread and Jain's index,
+# and the counters that explain them (BENCH_SCALE_SECS per row).
+# BENCH_PARTS="count", "time" or "scale" runs one part only; BENCH_PROFILE=1 also
 # counts by symbol, for tools/bench/profile.py.
 # Then the engine's loss recovery in the host simulator (tools/sim):
 # goodput and completion time lossless, at 2% and 10% loss and with 5 ms
@@ -28,12 +31,13 @@ cd "$SRC" || exit 2
 tools/testbed/deps.sh || exit 1
 make -s modules || exit 1
 make -s -f tools/host.mk bench-tools || exit 1
+make -s -C selftests sroce/fan_verify || exit 1
 
 OUT=$SRC/build/bench
 rm -rf "$OUT"
-export BENCH_PARTS=${BENCH_PARTS:-count time}
+export BENCH_PARTS=${BENCH_PARTS:-count time scale}
 SROCE_ICOUNT=$SRC/build/host/icount.so${BENCH_PROFILE:+,prof=on} \
-SROCE_GUEST_ENV="BENCH_IMPLS BENCH_PARTS BENCH_PROFILE BENCH_MTUS BENCH_REPEAT ${SROCE_GUEST_ENV:-}" \
+SROCE_GUEST_ENV="BENCH_IMPLS BENCH_PARTS BENCH_PROFILE BENCH_MTUS BENCH_REPEAT BENCH_SCALE_SECS ${SROCE_GUEST_ENV:-}" \
 	tools/testbed/vm.sh --pair -t 9000 -m 2048 -o "$OUT" tools/bench/guest.sh
 rc=$?
 tools/bench/report.py "$OUT"

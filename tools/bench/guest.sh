@@ -7,7 +7,7 @@
 #
 # BENCH_IMPLS (default "sroce rxe tcp"; also sroce-copy: sroce with
 # zero-copy transmit off, zcopy=off) picks what runs, BENCH_PARTS (default
-# "count time") the parts, each run at every
+# "count time scale") the parts, each run at every
 # netdev MTU in BENCH_MTUS (default "1500 9000"):
 # count: each case at N and at 2N iterations between icount marks
 #   (icount-mark ID: the QEMU plugin writes both guests' instruction
@@ -18,10 +18,16 @@
 #   QPs) and latency (64 B, 4 KiB), and iperf3, BENCH_REPEAT (default 5)
 #   rounds; b prints "RESULT impl mtu test size qps metric value" (bw in
 #   MB/s; p50, p99 in usec) and the host takes medians (report.py).
+# scale: 1, 4, 16, 64 and 256 RC QPs of 64 KiB RDMA Writes for
+#   BENCH_SCALE_SECS (default 4) seconds each (fan_verify -t, every
+#   region checked), b writing: b prints "SCALE impl mtu qps MB/s min
+#   median max jain" (per-QP MB/s, Jain's index over the QPs' bytes) and,
+#   for sroce, the counters that explain them from both sides
+#   ("SCALECNT impl mtu qps SIDE:NAME DELTA").
 . "$SROCE_SRC/selftests/lib.sh"
 
 MARK=${SROCE_ICOUNT_MARK:-$SROCE_SRC/build/host/icount-mark}
-PARTS=${BENCH_PARTS:-count time}
+PARTS=${BENCH_PARTS:-count time scale}
 MTUS=${BENCH_MTUS:-1500 9000}
 REPEAT=${BENCH_REPEAT:-5}
 
@@ -134,6 +140,53 @@ time_rdma() {
 	done
 }
 
+SCALE_COUNTERS="retransmit_timeouts retransmits requester_rewinds
+	seq_naks_rcvd tx_budget_held duplicate_requests seq_naks_sent
+	rx_packets tx_packets"
+
+# counters_now: "NAME VALUE" of sroce0's SCALE_COUNTERS, or nothing
+counters_now() {
+	local c
+
+	[ "$dev" = sroce0 ] || return 0
+	for c in $SCALE_COUNTERS; do
+		echo "$c $(hw_counter "$c" 2>/dev/null || echo 0)"
+	done
+}
+
+# Each QP count once: the rows are compared within one run, and fan_verify
+# reports the spread over QPs itself. Both sides' counters go through
+# the shared directory; b reports them as "a:NAME" and "b:NAME".
+scale_rdma() {
+	local impl=$1 q line tag side
+
+	for q in 1 4 16 64 256; do
+		tag=$SROCE_SYNC/scale-$impl-$mtu-$q
+		counters_now > "$tag.before.$SROCE_ROLE"
+		step=$((step + 1))
+		pair_app a $((18800 + step)) "$SROCE_SRC/selftests/sroce/fan_verify" \
+			-d "$dev" -q "$q" -m 65536 -t "${BENCH_SCALE_SECS:-4}"
+		counters_now > "$tag.after.$SROCE_ROLE"
+		sync_peer "scale-$impl-$mtu-$q"
+		[ "$SROCE_ROLE" = b ] || continue
+		# "# fan: N QPs, ... T s: X MB/s in all; per QP min A median B
+		# max C MB/s; Jain J"
+		line=$(awk '$2 == "fan:" { for (i = 1; i < NF; i++) {
+				if ($(i + 1) == "MB/s" && $(i + 2) == "in") t = $i
+				if ($i == "min") mn = $(i + 1)
+				if ($i == "median") md = $(i + 1)
+				if ($i == "max") mx = $(i + 1)
+				if ($i == "Jain") j = $(i + 1) }
+			print t, mn, md, mx, j }' /tmp/app.log)
+		echo "SCALE $impl $mtu $q ${line:-FAILED}"
+		for side in a b; do
+			join <(sort "$tag.before.$side") <(sort "$tag.after.$side") |
+				awk -v p="SCALECNT $impl $mtu $q $side:" \
+					'{ print p $1, $3 - $2 }'
+		done
+	done
+}
+
 time_tcp() {
 	local r
 
@@ -163,6 +216,7 @@ run_parts() {
 		set_mtu "$m" "$dev"
 		case " $PARTS " in *" count "*) count_rdma "$1" ;; esac
 		case " $PARTS " in *" time "*) time_rdma "$1" ;; esac
+		case " $PARTS " in *" scale "*) scale_rdma "$1" ;; esac
 	done
 }
 

@@ -125,6 +125,53 @@ def timed(lines):
     print()
 
 
+SCALE_SHOWN = ('b:retransmit_timeouts', 'b:retransmits', 'b:requester_rewinds',
+               'b:tx_budget_held', 'a:seq_naks_sent', 'a:duplicate_requests',
+               'a:rx_packets')
+
+
+def scale(lines):
+    """"SCALE impl mtu qps MB/s min median max jain" and
+    "SCALECNT impl mtu qps SIDE:NAME DELTA" lines: one row per QP count,
+    with its bandwidth against one QP's of the same impl and MTU."""
+    rows, cnt, order = {}, {}, []
+    for w in lines:
+        if len(w) >= 5 and w[0] == 'SCALE':
+            key = (w[1], w[2], int(w[3]))
+            rows[key] = w[4:9] if len(w) >= 9 else None
+            if key[1:] not in order:
+                order.append(key[1:])
+        elif len(w) == 6 and w[0] == 'SCALECNT':
+            cnt.setdefault((w[1], w[2], int(w[3])), {})[w[4]] = int(w[5])
+    if not order:
+        return
+    print('Scale: RC QPs of 64 KiB RDMA Writes at once (fan_verify, data'
+          ' checked); MB/s in all, x one QP, per-QP min/median/max, Jain')
+    print(f'{"mtu":>5} {"qps":>4} {"impl":6} {"MB/s":>7} {"x1QP":>5} '
+          f'{"min/median/max":>20} {"Jain":>6}  counters')
+    for mtu, qps in order:
+        for impl in ('sroce', 'sroce-copy', 'rxe'):
+            if (impl, mtu, qps) not in rows:
+                continue
+            r = rows[(impl, mtu, qps)]
+            if not r or r[0] == 'FAILED':
+                print(f'{mtu:>5} {qps:4} {impl:6} {"FAILED":>7}')
+                continue
+            one = rows.get((impl, mtu, 1))
+            x = (f'{float(r[0]) / float(one[0]):.2f}'
+                 if one and one[0] != 'FAILED' and float(one[0]) else 'n/a')
+            c = cnt.get((impl, mtu, qps), {})
+            shown = ' '.join(f'{k.split(":")[1]} {c[k]}' for k in SCALE_SHOWN
+                             if k in c)
+            dup = c.get('a:duplicate_requests')
+            rx = c.get('a:rx_packets')
+            if dup is not None and rx:
+                shown += f' ({100.0 * dup / rx:.1f} % dup)'
+            print(f'{mtu:>5} {qps:4} {impl:6} {float(r[0]):7.2f} {x:>5} '
+                  f'{r[1] + "/" + r[2] + "/" + r[3]:>20} {r[4]:>6}  {shown}')
+    print()
+
+
 def main():
     out = sys.argv[1]
     try:
@@ -135,6 +182,7 @@ def main():
         return 1
     counted(out, lines)
     timed(lines)
+    scale(lines)
     return 0
 
 
