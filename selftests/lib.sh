@@ -150,6 +150,18 @@ qdisc_backlog_bytes() {
 export -f port_attr ibdev_exists wait_for mac_to_guid hw_counter qdisc_backlog
 export -f qdisc_backlog_bytes
 
+# sync_all NAME [SECONDS]: with more than two guests (vm.sh --guests),
+# wait until every guest has reached the named point.
+sync_all() {
+	local r
+
+	touch "$SROCE_SYNC/$SROCE_ROLE.${SROCE_SYNC_TAG:-}$1"
+	for r in $SROCE_GUESTS; do
+		wait_for "${2:-300}" test -e "$SROCE_SYNC/$r.${SROCE_SYNC_TAG:-}$1" ||
+			{ echo "# guest $r never reached $1"; return 1; }
+	done
+}
+
 # sync_peer NAME [SECONDS]: in a pair of guests, wait until the peer has
 # reached the same named point (files in the run's shared directory).
 sync_peer() {

@@ -177,6 +177,7 @@ static void send_side(struct side *s, const struct wire_hdr *peer,
 {
 	long *posted = calloc(nqp, sizeof(long));
 	long *at_first = calloc(nqp, sizeof(long));
+	char *fin = calloc(nqp, 1);	/* QP finished: done or failed */
 	int q, k, errors = 0, finished = 0;
 	double t0, deadline, t_first = 0;
 	long total = 0;
@@ -205,7 +206,9 @@ static void send_side(struct side *s, const struct wire_hdr *peer,
 				if (errors++ < 5)
 					printf("# QP %d: %s\n", q,
 					       ibv_wc_status_str(wc[i].status));
-				finished++;
+				/* its other Writes complete flushed */
+				finished += !fin[q];
+				fin[q] = 1;
 				continue;
 			}
 			done[q]++;
@@ -218,7 +221,8 @@ static void send_side(struct side *s, const struct wire_hdr *peer,
 					memcpy(at_first, done,
 					       nqp * sizeof(long));
 				}
-				finished++;
+				finished += !fin[q];
+				fin[q] = 1;
 				continue;
 			}
 			if ((iters && posted[q] >= iters) ||
@@ -236,6 +240,7 @@ static void send_side(struct side *s, const struct wire_hdr *peer,
 		report(done, now_s() - t0);
 	free(posted);
 	free(at_first);
+	free(fin);
 }
 
 static void traffic(void)

@@ -19,7 +19,9 @@
 # Then many QPs at once (scale): 1 to 256 RC QPs of 64 KiB Writes with
 # every byte checked, aggregate MB/s, the per-QP spread and Jain's index,
 # and the counters that explain them (BENCH_SCALE_SECS per row).
-# BENCH_PARTS="count", "time" or "scale" runs one part only; BENCH_PROFILE=1 also
+# Then fan-in: 3 guests sending to a fourth at once, against one pair.
+# BENCH_PARTS names the parts to run (default "count time scale fanin");
+# BENCH_PROFILE=1 also
 # counts by symbol, for tools/bench/profile.py.
 # Then the engine's loss recovery in the host simulator (tools/sim):
 # goodput and completion time lossless, at 2% and 10% loss and with 5 ms
@@ -34,13 +36,22 @@ make -s -f tools/host.mk bench-tools || exit 1
 make -s -C selftests sroce/fan_verify || exit 1
 
 OUT=$SRC/build/bench
-rm -rf "$OUT"
-export BENCH_PARTS=${BENCH_PARTS:-count time scale}
+rm -rf "$OUT" "$OUT-fanin"
+export BENCH_PARTS=${BENCH_PARTS:-count time scale fanin}
 SROCE_ICOUNT=$SRC/build/host/icount.so${BENCH_PROFILE:+,prof=on} \
 SROCE_GUEST_ENV="BENCH_IMPLS BENCH_PARTS BENCH_PROFILE BENCH_MTUS BENCH_REPEAT BENCH_SCALE_SECS ${SROCE_GUEST_ENV:-}" \
 	tools/testbed/vm.sh --pair -t 9000 -m 2048 -o "$OUT" tools/bench/guest.sh
 rc=$?
-tools/bench/report.py "$OUT"
+# Fan-in: BENCH_FANIN_GUESTS (default 4) guests on one bridge, all but
+# one sending to it (tools/bench/fanin.sh), sroce then rdma_rxe.
+case " $BENCH_PARTS " in
+*" fanin "*)
+	SROCE_GUEST_ENV="BENCH_FANIN_QPS BENCH_SCALE_SECS ${SROCE_GUEST_ENV:-}" \
+		tools/testbed/vm.sh --guests "${BENCH_FANIN_GUESTS:-4}" -t 900 \
+		-m 1024 -o "$OUT-fanin" tools/bench/fanin.sh || rc=1
+	;;
+esac
+tools/bench/report.py "$OUT" "$OUT-fanin"
 
 make -s -f tools/host.mk sim || exit 1
 build/host/sim --bench

@@ -15,7 +15,7 @@ each; the table gives the median and the spread (min-max) over them, and
 sroce against rdma_rxe (bandwidth sroce/rxe, latency sroce/rxe: the
 issue's targets are >= 3x and <= 0.5x).
 
-usage: report.py OUTDIR"""
+usage: report.py OUTDIR [FANIN_OUTDIR]"""
 import statistics
 import sys
 
@@ -172,6 +172,57 @@ def scale(lines):
     print()
 
 
+def fanin(path):
+    """Guest a's output of the fan-in part (tools/bench/fanin.sh): per
+    driver, one pair against all senders at once, their MB/s summed,
+    Jain's index over the senders, a's check of every region."""
+    try:
+        with open(path, errors='replace') as f:
+            lines = [line.split() for line in f]
+    except OSError:
+        return
+    mbs, chk, cnt = {}, {}, {}
+    for w in lines:
+        if len(w) >= 5 and w[0] == 'FANIN':
+            try:
+                mbs.setdefault((w[1], w[2]), []).append(float(w[4]))
+            except ValueError:
+                mbs.setdefault((w[1], w[2]), []).append(None)
+        elif len(w) == 5 and w[0] == 'FANINCHK':
+            chk.setdefault((w[1], w[2]), []).append(w[4] == 'ok')
+        elif len(w) == 5 and w[0] == 'FANINCNT':
+            d = cnt.setdefault((w[1], w[2]), {})
+            name = w[3].split(':')[1]
+            d[name] = d.get(name, 0) + int(w[4])
+    if not mbs:
+        return
+    print('Fan-in: senders to one receiver at once, RC QPs of 64 KiB RDMA'
+          ' Writes (fan_verify); MB/s summed over senders, x one pair,'
+          ' Jain over senders; counters summed over all guests')
+    for impl in ('sroce', 'rxe'):
+        pair = mbs.get((impl, 'pair'))
+        for rnd in ('pair', 'fanin'):
+            v = mbs.get((impl, rnd))
+            if not v:
+                continue
+            ok = all(chk.get((impl, rnd), [False]))
+            if None in v:
+                print(f'{impl:6} {rnd:6} {len(v)} senders: FAILED')
+                continue
+            tot = sum(v)
+            jain = tot * tot / (len(v) * sum(x * x for x in v)) if tot else 0
+            x = (f'{tot / sum(pair):.2f}x'
+                 if pair and None not in pair and sum(pair) else 'n/a')
+            c = cnt.get((impl, rnd), {})
+            shown = ' '.join(f'{k} {c[k]}' for k in sorted(c) if c[k])
+            if not ok:
+                shown = 'DATA CHECK FAILED (a\'s output says why); ' + shown
+            print(f'{impl:6} {rnd:6} {len(v)} senders: {tot:7.2f} MB/s'
+                  f' {x:>6}, Jain {jain:.3f}, each'
+                  f' {"/".join(f"{y:.1f}" for y in v)}; {shown}')
+    print()
+
+
 def main():
     out = sys.argv[1]
     try:
@@ -183,6 +234,8 @@ def main():
     counted(out, lines)
     timed(lines)
     scale(lines)
+    if len(sys.argv) > 2:
+        fanin(sys.argv[2] + '/a/output.txt')
     return 0
 
 

@@ -8,6 +8,10 @@
 #   --pair        two guests (a, b), one vCPU each, wired back to back by
 #                 a UDP socket netdev on 127.0.0.1; SCRIPT runs in both
 #                 with SROCE_ROLE=a / b. Default: one guest (2 vCPUs).
+#   --guests N    N guests (a, b, c, ...; 3 to 8), one vCPU each, on one
+#                 bridge (SROCE_NET=tap, implied); a's peer is b, every
+#                 other guest's peer is a. SROCE_GUESTS lists the roles,
+#                 SROCE_GUEST_IPS their addresses, in the same order.
 #   -o DIR        output directory (default: build/testbed/run-$$)
 #   -t SECONDS    guest script timeout (default 300); the host kills a
 #                 guest that outlives it by 120 s
@@ -43,19 +47,32 @@ set -uo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 SRC=$(cd "$HERE/../.." && pwd)
 PAIR=0
+NGUESTS=2
 OUT=
 TIMEOUT=300
 MEM=1024
 while [ $# -gt 1 ]; do
 	case "$1" in
 	--pair) PAIR=1; shift ;;
+	--guests) PAIR=1; NGUESTS=$2; shift 2 ;;
 	-o) OUT=$2; shift 2 ;;
 	-t) TIMEOUT=$2; shift 2 ;;
 	-m) MEM=$2; shift 2 ;;
 	*) echo "vm.sh: unknown option $1" >&2; exit 2 ;;
 	esac
 done
-SCRIPT=${1:?usage: vm.sh [--pair] [-o DIR] [-t SECONDS] SCRIPT}
+SCRIPT=${1:?usage: vm.sh [--pair | --guests N] [-o DIR] [-t SECONDS] SCRIPT}
+case "$NGUESTS" in
+2) ;;
+[3-8]) export SROCE_NET=tap ;;
+*) echo "vm.sh: --guests 3 to 8" >&2; exit 2 ;;
+esac
+# The guests' roles and addresses: a, b, ... at 10.11.0.1, .2, ...
+ROLES=$(echo a b c d e f g h | cut -d' ' -f1-"$NGUESTS")
+IPS=
+for i in $(seq "$NGUESTS"); do
+	IPS="$IPS${IPS:+ }10.11.0.$i"
+done
 SCRIPT=$(cd "$(dirname "$SCRIPT")" && pwd)/$(basename "$SCRIPT")
 OUT=${OUT:-$SRC/build/testbed/run-$$}
 
@@ -211,7 +228,8 @@ if [ "${SROCE_NET:-socket}" = tap ]; then
 	# a tap at 1500 drops the guests' larger frames, TCP's and RoCE's)
 	ip netns exec "$NETNS" sh -e -c '
 		ip link add br0 type bridge
-		for t in tapa tapb; do
+		for r in '"$ROLES"'; do
+			t=tap$r
 			ip tuntap add dev $t mode tap vnet_hdr
 			ip link set $t mtu 9000
 			ip link set $t master br0
@@ -251,6 +269,7 @@ start_guest() { # host role ip peer_ip cpus my_port peer_port
 	export SROCE_SRC='$SRC'
 	export SROCE_ROLE=$role SROCE_HOST=$host
 	export SROCE_IP=$ip SROCE_PEER_IP=$peer SROCE_MAC=$mac
+	export SROCE_GUESTS='$ROLES' SROCE_GUEST_IPS='$IPS'
 	export SROCE_OUT=/tmp/sroce-out/$host SROCE_SYNC=/tmp/sroce-out
 	export SROCE_GUEST_TIMEOUT=$TIMEOUT
 	export SROCE_MODBASE='$MODBASE'
@@ -370,7 +389,17 @@ check_kernel_log() { # dir
 	return $hits
 }
 
-if [ $PAIR = 1 ]; then
+if [ $PAIR = 1 ] && [ "$NGUESTS" -gt 2 ]; then
+	i=0
+	for r in $ROLES; do
+		i=$((i + 1))
+		peer=10.11.0.1
+		[ $r = a ] && peer=10.11.0.2
+		start_guest $r $r 10.11.0.$i $peer 1 0 0 &
+	done
+	wait
+	HOSTS=$ROLES
+elif [ $PAIR = 1 ]; then
 	start_guest a a 10.11.0.1 10.11.0.2 1 "$PORT_A" "$PORT_B" &
 	start_guest b b 10.11.0.2 10.11.0.1 1 "$PORT_B" "$PORT_A" &
 	wait
