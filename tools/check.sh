@@ -77,7 +77,7 @@ tap_step "smoke test on 6.12-cloud" \
 # SROCE_ULP_MINUTES more: run when that keeps the whole run within
 # SROCE_CHECK_MINUTES (default 30), or always with SROCE_CHECK_ULP=1;
 # otherwise one skipped point says so ("make check-ulp" runs them).
-ulp_need=$(( (SECONDS + ${SROCE_ULP_MINUTES:-12} * 60) / 60 ))
+ulp_need=$(( (SECONDS + ${SROCE_ULP_MINUTES:-15} * 60) / 60 ))
 if [ "${SROCE_CHECK_ULP:-0}" = 1 ] ||
    [ "$ulp_need" -le "${SROCE_CHECK_MINUTES:-30}" ]; then
 	tap_step "guest selftests: storage consumers" \

@@ -68,6 +68,7 @@ for line in "${sel[@]}"; do
 	out=$RESULTS/${t//\//_}
 	opt=()
 	[ "$topo" = pair ] && opt=(--pair)
+	[ "$topo" = fan3 ] && opt=(--guests 3)
 	# A test may ask for more guest memory with a "# memory: MiB" line.
 	mem=$(sed -n 's/^# memory: \([0-9]*\)$/\1/p' "selftests/$t")
 	# ... and SROCE_MIN_MEM raises every guest's (check-debug sets it).
