@@ -11,8 +11,9 @@
  * share (the limit over the QPs that hold a part of it), so that QPs
  * that joined late win the budget back from those that came first as
  * their packets are acknowledged. A QP with nothing in flight may always
- * send one packet: no QP waits on others forever, and the device holds
- * at most its limit plus one packet per QP.
+ * send one request: no QP waits on others forever, and the device holds
+ * at most its limit plus one request per QP (a packet, or the PSNs of a
+ * READ's response).
  *
  * Pure decisions over plain numbers. The glue owns one per device and
  * serializes what touches it (a lock of its own); a QP's engine is

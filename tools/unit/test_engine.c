@@ -1374,6 +1374,42 @@ static void test_budget_eng(void)
 	tap_end();
 }
 
+/*
+ * A peer that never answers: once the timer fires, what the QP had in
+ * flight is presumed lost, and it holds one packet of the budget (its
+ * probe), not a window, through its retries; the ACK that comes at last
+ * charges it what is really out again.
+ */
+static void test_budget_timeout(void)
+{
+	struct sroce_budget b = { .limit = 8 };
+	struct sroce_budget_qp q = { 0 };
+	struct sroce_sq_act a;
+
+	tap_begin("engine: after a timeout a QP holds one packet of the device budget");
+	setup(1024);
+	post(SROCE_WR_WRITE, 16384, 0);
+	sroce_sq_budget_grant(&A.g.sq, &b, &q);
+	req_run(&A);
+	CHECK_EQ(nwire[A.out], 8);
+	sroce_sq_budget_settle(&A.g.sq, &b, &q);
+	CHECK_EQ(q.charge, 8);
+	nwire[A.out] = 0;			/* all of it lost */
+	sroce_sq_timeout(&A.g.sq, &a);
+	CHECK_EQ(sroce_sq_budget_settle(&A.g.sq, &b, &q), 7);
+	CHECK_EQ(q.charge, 1);
+	CHECK_EQ(b.used, 1);
+	sroce_sq_budget_grant(&A.g.sq, &b, &q);
+	req_run(&A);
+	CHECK_EQ(nwire[A.out], 1);		/* the probe: a resend, free */
+	deliver(&B, -1);
+	deliver(&A, -1);
+	sroce_sq_budget_settle(&A.g.sq, &b, &q);
+	CHECK_EQ(q.charge, 7);			/* acknowledged one of eight */
+	CHECK(sroce_budget_check(&b));
+	tap_end();
+}
+
 static void test_cc(void)
 {
 	static const struct sroce_dcqcn_params p = SROCE_DCQCN_DEFAULTS;
@@ -1437,6 +1473,7 @@ void test_engine(void)
 	test_rtt();
 	test_cc();
 	test_budget_eng();
+	test_budget_timeout();
 	test_reread_range();
 	test_timeout();
 	test_atomic();

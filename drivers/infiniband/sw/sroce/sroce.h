@@ -70,6 +70,7 @@ struct sroce_dev {
 	 */
 	spinlock_t		budget_lock;
 	struct sroce_budget	budget;
+	struct list_head	budget_wait;	/* QPs it held, oldest first */
 };
 
 struct sroce_ucontext {

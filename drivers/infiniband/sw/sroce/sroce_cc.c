@@ -79,40 +79,79 @@ MODULE_PARM_DESC(inflight_budget, "Packets a device's RC QPs keep in flight toge
 void sroce_cc_dev_init(struct sroce_dev *sdev)
 {
 	spin_lock_init(&sdev->budget_lock);
+	INIT_LIST_HEAD(&sdev->budget_wait);
 	sdev->budget.limit = READ_ONCE(sroce_inflight_budget);
 }
 
-/*
- * Before @qp's requester runs: what it may add in flight now. A QP the
- * budget holds (SROCE_REQ_BUDGET) has packets in flight, whose ACK runs
- * it again.
- */
+/* Only RC QPs keep packets in flight, and only on a device with a limit */
+static bool sroce_budgeted(const struct sroce_qp *qp)
+{
+	return qp->sdev->budget.limit && qp->ibqp.qp_type == IB_QPT_RC;
+}
+
+/* Before @qp's requester runs: what it may add in flight now */
 void sroce_cc_budget_grant(struct sroce_qp *qp)
 {
 	struct sroce_dev *sdev = qp->sdev;
 
-	if (!sdev->budget.limit || sroce_qp_is_ud(qp) || qp->sq_eng.uc)
+	lockdep_assert_held(&qp->lock);
+	if (!sroce_budgeted(qp))
 		return;
 	spin_lock(&sdev->budget_lock);
 	sroce_sq_budget_grant(&qp->sq_eng, &sdev->budget, &qp->bq);
 	spin_unlock(&sdev->budget_lock);
 }
 
-/* After any step of @qp's send engine: charge it what it has in flight */
-void sroce_cc_budget_settle(struct sroce_qp *qp)
+/*
+ * The budget held @qp (SROCE_REQ_BUDGET): it waits in the device's ring
+ * until another QP's packets are acknowledged. Its own ACK runs it too,
+ * but need not come: the packets it has in flight may not ask for one (a
+ * run that stopped mid-message on its rate).
+ */
+void sroce_cc_budget_hold(struct sroce_qp *qp)
 {
 	struct sroce_dev *sdev = qp->sdev;
 
-	if (!sdev->budget.limit || sroce_qp_is_ud(qp))
+	lockdep_assert_held(&qp->lock);
+	spin_lock(&sdev->budget_lock);
+	if (list_empty(&qp->budget_node))
+		list_add_tail(&qp->budget_node, &sdev->budget_wait);
+	spin_unlock(&sdev->budget_lock);
+}
+
+/*
+ * After any step of @qp's send engine: charge it what it has in flight.
+ * What it gives back goes to the QPs waiting, oldest first, one each per
+ * packet freed (they run from the workqueue: this is under @qp's lock).
+ * A QP with nothing in flight (acknowledged, failed, reset, destroyed)
+ * leaves the ring: it waits for nothing.
+ */
+void sroce_cc_budget_settle(struct sroce_qp *qp)
+{
+	struct sroce_dev *sdev = qp->sdev;
+	struct sroce_qp *w;
+	u32 freed;
+
+	lockdep_assert_held(&qp->lock);
+	if (!sroce_budgeted(qp))
 		return;
 	spin_lock(&sdev->budget_lock);
-	sroce_sq_budget_settle(&qp->sq_eng, &sdev->budget, &qp->bq);
+	freed = sroce_sq_budget_settle(&qp->sq_eng, &sdev->budget, &qp->bq);
+	if (!qp->bq.charge)
+		list_del_init(&qp->budget_node);
+	while (freed-- && !list_empty(&sdev->budget_wait)) {
+		w = list_first_entry(&sdev->budget_wait, struct sroce_qp,
+				     budget_node);
+		list_del_init(&w->budget_node);
+		queue_work(sroce_wq, &w->work);
+	}
 	spin_unlock(&sdev->budget_lock);
 }
 
 /* A new QP's send engine: paced to a DCQCN rate unless dcqcn=0 */
 void sroce_cc_qp_init(struct sroce_qp *qp)
 {
+	INIT_LIST_HEAD(&qp->budget_node);
 	sroce_sq_set_cc(&qp->sq_eng,
 			READ_ONCE(sroce_dcqcn_on) ? &sroce_dcqcn : NULL,
 			READ_ONCE(sroce_line_mbps));

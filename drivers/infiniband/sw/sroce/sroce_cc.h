@@ -16,6 +16,7 @@ struct sroce_qp;
 
 void sroce_cc_dev_init(struct sroce_dev *sdev);
 void sroce_cc_budget_grant(struct sroce_qp *qp);
+void sroce_cc_budget_hold(struct sroce_qp *qp);
 void sroce_cc_budget_settle(struct sroce_qp *qp);
 void sroce_cc_qp_init(struct sroce_qp *qp);
 void sroce_glue_ce(struct sroce_qp *qp, struct sk_buff_head *out);

@@ -219,8 +219,9 @@ unsigned int sroce_glue_req_run(struct sroce_qp *qp, struct sk_buff_head *out,
 		case SROCE_REQ_IDLE:
 			return 0;
 		case SROCE_REQ_BUDGET:
-			/* the device's QPs hold it: an ACK runs this again */
+			/* the device's QPs hold it: freed budget runs it */
 			sroce_count(qp->sdev, SROCE_CNT_TX_BUDGET_HELD);
+			sroce_cc_budget_hold(qp);
 			return 0;
 		case SROCE_REQ_PACED:
 			/* the QP's rate: the pace timer runs it again */

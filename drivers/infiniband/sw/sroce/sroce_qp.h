@@ -137,6 +137,7 @@ struct sroce_qp {
 	/* Requester and completer: the engine, and the WQE copies. */
 	struct sroce_sq_eng	sq_eng;
 	struct sroce_budget_qp	bq;		/* its part of sdev->budget */
+	struct list_head	budget_node;	/* on sdev->budget_wait */
 	struct sroce_wqe	*wqe;		/* engine's, one per SQ slot */
 	struct sroce_swqe	*swqe;		/* glue's, one per SQ slot */
 	u32			sq_done;	/* oldest WQE not reported */

@@ -27,7 +27,7 @@
 #include "sroce_qp.h"
 #include "sroce_sched.h"
 
-#define SROCE_REQ_BUDGET	64
+#define SROCE_RUN_BATCH	64
 
 /*
  * To the error state, and flush: every outstanding and newly posted WQE
@@ -186,14 +186,14 @@ static void sroce_qp_run(struct sroce_qp *qp)
 	__skb_queue_head_init(&out);
 	spin_lock_irqsave(&qp->lock, flags);
 	if (sroce_qp_is_ud(qp)) {
-		res = sroce_glue_ud_run(qp, &out, min(room, SROCE_REQ_BUDGET));
+		res = sroce_glue_ud_run(qp, &out, min(room, SROCE_RUN_BATCH));
 	} else {
-		res = sroce_glue_req_run(qp, &out, min(room, SROCE_REQ_BUDGET));
+		res = sroce_glue_req_run(qp, &out, min(room, SROCE_RUN_BATCH));
 		if (res & SROCE_RUN_FATAL)
 			sroce_qp_fail(qp);
 		room -= skb_queue_len(&out);
 		rd = sroce_glue_read_run(qp, &out,
-					 clamp(room, 0, SROCE_REQ_BUDGET));
+					 clamp(room, 0, SROCE_RUN_BATCH));
 		if (rd & SROCE_RUN_FATAL)
 			sroce_qp_fail(qp);
 		res |= rd;

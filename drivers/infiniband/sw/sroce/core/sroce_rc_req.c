@@ -346,11 +346,22 @@ void sroce_sq_budget_grant(struct sroce_sq_eng *e,
 
 	if (g > e->window)
 		g = e->window;		/* more could never be used */
+	/*
+	 * After a timeout the QP is charged its probe only (settle): no new
+	 * PSNs on that discount until an ACK says what is really out.
+	 */
+	if (e->probing)
+		g = 0;
 	e->budgeted = true;
 	e->budget_end = sroce_psn_add(e->sent_psn, g);
 }
 
-/* What a QP holds in flight: PSNs sent and not acknowledged, while live */
+/*
+ * What a QP holds in flight: PSNs sent and not acknowledged, while live.
+ * After a timeout they are presumed lost, and until an ACK says otherwise
+ * the QP holds one packet, its probe: a QP whose peer never answers does
+ * not keep a window of the device's budget through all its retries.
+ */
 u32 sroce_sq_budget_settle(struct sroce_sq_eng *e, struct sroce_budget *b,
 			   struct sroce_budget_qp *q)
 {
@@ -358,6 +369,8 @@ u32 sroce_sq_budget_settle(struct sroce_sq_eng *e, struct sroce_budget *b,
 
 	if (sq_active(e) && !e->uc)
 		out = (u32)sroce_psn_diff(e->sent_psn, e->una_psn);
+	if (e->probing && out > 1)
+		out = 1;
 	return sroce_budget_settle(b, q, out);
 }
 
