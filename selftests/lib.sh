@@ -146,6 +146,33 @@ qdisc_backlog_bytes() {
 			sub("[KM]?b$", "", v); printf "%d\n", v * m; exit }'
 }
 
+# hw_counters NAME...: "NAME VALUE" of each of sroce0's port counters
+hw_counters() {
+	local c
+
+	for c in "$@"; do
+		echo "$c $(hw_counter "$c")"
+	done
+}
+
+# counter_deltas BEFORE AFTER PREFIX: "PREFIX<NAME> DELTA" per counter of
+# two files of hw_counters' lines
+counter_deltas() {
+	join <(sort "$1") <(sort "$2") | awk -v p="$3" '{ print p $1, $3 - $2 }'
+}
+
+# fan_summary LOG: fan_verify's line "# fan: N QPs, ... T s: X MB/s in
+# all; per QP min A median B max C MB/s; Jain J" as "X A B C J"
+fan_summary() {
+	awk '$2 == "fan:" { for (i = 1; i < NF; i++) {
+			if ($(i + 1) == "MB/s" && $(i + 2) == "in") t = $i
+			if ($i == "min") mn = $(i + 1)
+			if ($i == "median") md = $(i + 1)
+			if ($i == "max") mx = $(i + 1)
+			if ($i == "Jain") j = $(i + 1) }
+		print t, mn, md, mx, j }' "$1"
+}
+
 # Make the helpers usable from "check NAME bash -c '...'".
 export -f port_attr ibdev_exists wait_for mac_to_guid hw_counter qdisc_backlog
 export -f qdisc_backlog_bytes

@@ -42,14 +42,9 @@ objects() {
 }
 
 counters() {
-	local c out=
-
-	for c in retransmit_timeouts retransmits duplicate_requests \
-		 requester_rewinds seq_naks_sent seq_naks_rcvd \
-		 tx_budget_held; do
-		out="$out $c $(hw_counter $c)"
-	done
-	diag "counters:$out"
+	diag "counters: $(hw_counters retransmit_timeouts retransmits \
+		duplicate_requests requester_rewinds seq_naks_sent \
+		seq_naks_rcvd tx_budget_held | tr '\n' ' ')"
 }
 
 sync_peer ready

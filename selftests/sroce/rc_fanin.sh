@@ -31,14 +31,9 @@ port_of() {
 }
 
 counters() {
-	local c out=
-
-	for c in retransmit_timeouts retransmits requester_rewinds \
-		 seq_naks_rcvd seq_naks_sent duplicate_requests rx_packets \
-		 tx_budget_held; do
-		out="$out $c $(hw_counter $c)"
-	done
-	diag "counters:$out"
+	diag "counters: $(hw_counters retransmit_timeouts retransmits \
+		requester_rewinds seq_naks_rcvd seq_naks_sent \
+		duplicate_requests rx_packets tx_budget_held | tr '\n' ' ')"
 }
 
 args=(-d sroce0 -q 16 -m 65536 -n 16)

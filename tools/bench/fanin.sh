@@ -26,12 +26,8 @@ sroce_setup_net || exit 1
 
 # counters_now: "NAME VALUE" of sroce0's COUNTERS, or nothing
 counters_now() {
-	local c
-
-	[ "$dev" = sroce0 ] || return 0
-	for c in $COUNTERS; do
-		echo "$c $(hw_counter "$c")"
-	done
+	# shellcheck disable=SC2086 # the names are words
+	[ "$dev" != sroce0 ] || hw_counters $COUNTERS
 }
 
 # port_of ROLE: the TCP port a listens on for that sender in this round
@@ -81,13 +77,7 @@ round() {
 			timeout "$(app_timeout)" "$FAN" -d "$dev" -q "$QPS" \
 				-m 65536 -t "$SECS" -p "$(port_of "$SROCE_ROLE")" \
 				"$A_IP" > /tmp/fan.log 2>&1
-			line=$(awk '$2 == "fan:" { for (i = 1; i < NF; i++) {
-					if ($(i + 1) == "MB/s" && $(i + 2) == "in") t = $i
-					if ($i == "min") mn = $(i + 1)
-					if ($i == "median") md = $(i + 1)
-					if ($i == "max") mx = $(i + 1)
-					if ($i == "Jain") j = $(i + 1) }
-				print t, mn, md, mx, j }' /tmp/fan.log)
+			line=$(fan_summary /tmp/fan.log)
 			{
 				echo "FANIN $impl $name $SROCE_ROLE ${line:-FAILED}"
 				# the sender's own failures (completions in error)
@@ -98,9 +88,8 @@ round() {
 		esac
 	fi
 	counters_now > /tmp/after
-	join <(sort /tmp/before) <(sort /tmp/after) |
-		awk -v p="FANINCNT $impl $name $SROCE_ROLE:" \
-			'{ print p $1, $3 - $2 }' > "$tag.$SROCE_ROLE.cnt"
+	counter_deltas /tmp/before /tmp/after "FANINCNT $impl $name $SROCE_ROLE:" \
+		> "$tag.$SROCE_ROLE.cnt"
 	sync_all "$impl-$name-end"
 	if [ "$SROCE_ROLE" = a ]; then
 		for s in "$@"; do

@@ -146,12 +146,8 @@ SCALE_COUNTERS="retransmit_timeouts retransmits requester_rewinds
 
 # counters_now: "NAME VALUE" of sroce0's SCALE_COUNTERS, or nothing
 counters_now() {
-	local c
-
-	[ "$dev" = sroce0 ] || return 0
-	for c in $SCALE_COUNTERS; do
-		echo "$c $(hw_counter "$c" 2>/dev/null || echo 0)"
-	done
+	# shellcheck disable=SC2086 # the names are words
+	[ "$dev" != sroce0 ] || hw_counters $SCALE_COUNTERS
 }
 
 # Each QP count once: the rows are compared within one run, and fan_verify
@@ -169,20 +165,11 @@ scale_rdma() {
 		counters_now > "$tag.after.$SROCE_ROLE"
 		sync_peer "scale-$impl-$mtu-$q"
 		[ "$SROCE_ROLE" = b ] || continue
-		# "# fan: N QPs, ... T s: X MB/s in all; per QP min A median B
-		# max C MB/s; Jain J"
-		line=$(awk '$2 == "fan:" { for (i = 1; i < NF; i++) {
-				if ($(i + 1) == "MB/s" && $(i + 2) == "in") t = $i
-				if ($i == "min") mn = $(i + 1)
-				if ($i == "median") md = $(i + 1)
-				if ($i == "max") mx = $(i + 1)
-				if ($i == "Jain") j = $(i + 1) }
-			print t, mn, md, mx, j }' /tmp/app.log)
+		line=$(fan_summary /tmp/app.log)
 		echo "SCALE $impl $mtu $q ${line:-FAILED}"
 		for side in a b; do
-			join <(sort "$tag.before.$side") <(sort "$tag.after.$side") |
-				awk -v p="SCALECNT $impl $mtu $q $side:" \
-					'{ print p $1, $3 - $2 }'
+			counter_deltas "$tag.before.$side" "$tag.after.$side" \
+				"SCALECNT $impl $mtu $q $side:"
 		done
 	done
 }
