@@ -95,17 +95,24 @@ $(OUT)/fuzz_sim: $(CORE_SRC) $(HOST_SRC) $(SIM_SRC) $(HERE)/tools/sim/fuzz_sim.c
 		-fno-sanitize-recover=all -o $@ $(CORE_SRC) $(HOST_SRC) \
 		$(SIM_SRC) $(HERE)/tools/sim/fuzz_sim.c
 
+# The three fuzzers run at once (make check's machine has two cores),
+# each for FUZZ_SECONDS; their logs are printed one after another.
 fuzz: $(OUT)/fuzz_parse $(OUT)/gen_seeds $(OUT)/fuzz_sim $(OUT)/fuzz_ring
 	mkdir -p $(OUT)/corpus $(OUT)/corpus-sim $(OUT)/corpus-ring
 	$(OUT)/gen_seeds $(OUT)/corpus
+	rc=0; \
 	$(OUT)/fuzz_parse -max_total_time=$(FUZZ_SECONDS) -max_len=4400 \
-		-print_final_stats=1 -artifact_prefix=$(OUT)/ $(OUT)/corpus
+		-print_final_stats=1 -artifact_prefix=$(OUT)/ $(OUT)/corpus \
+		> $(OUT)/fuzz_parse.log 2>&1 & p1=$$!; \
 	$(OUT)/fuzz_sim -max_total_time=$(FUZZ_SECONDS) -max_len=2048 \
 		-print_final_stats=1 -artifact_prefix=$(OUT)/sim- \
-		$(OUT)/corpus-sim
+		$(OUT)/corpus-sim > $(OUT)/fuzz_sim.log 2>&1 & p2=$$!; \
 	$(OUT)/fuzz_ring -max_total_time=$(FUZZ_SECONDS) -max_len=1024 \
 		-print_final_stats=1 -artifact_prefix=$(OUT)/ring- \
-		$(OUT)/corpus-ring
+		$(OUT)/corpus-ring > $(OUT)/fuzz_ring.log 2>&1 & p3=$$!; \
+	for p in $$p1 $$p2 $$p3; do wait $$p || rc=1; done; \
+	cat $(OUT)/fuzz_parse.log $(OUT)/fuzz_sim.log $(OUT)/fuzz_ring.log; \
+	exit $$rc
 
 # tools/bench: a TCG plugin (loaded by QEMU on this host) and the static
 # program the guests run to mark phases for it.

@@ -21,7 +21,7 @@ KS=$SRC/build/ks
 quiet_build() { # extra make args...
 	local log rc
 	log=$(mktemp)
-	make -s "$@" > "$log" 2>&1
+	make -s -j"$(nproc)" "$@" > "$log" 2>&1
 	rc=$?
 	if [ $rc -ne 0 ] || grep -E 'warning:|error:' "$log"; then
 		cat "$log"

@@ -30,7 +30,7 @@ t() { # name cmd...
 }
 
 rm -rf "$STAGE"
-t "make install INSTALL_MOD_PATH=..." make -s install INSTALL_MOD_PATH="$STAGE"
+t "make install INSTALL_MOD_PATH=..." make -s -j"$(nproc)" install INSTALL_MOD_PATH="$STAGE"
 t "module under updates/ for $KVER" \
 	test -f "$DIR/updates/drivers/infiniband/sw/sroce/rdma_sroce.ko"
 t "depmod indexed the rdma link alias" \

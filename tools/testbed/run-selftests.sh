@@ -62,9 +62,10 @@ if [ ${#missing[@]} -gt 0 ]; then
 		"tests that run them fail; run make -C selftests first"
 fi
 
-for line in "${sel[@]}"; do
-	topo=${line%% *}
-	t=${line#* }
+# launch LINE: start the test's guests in the background; its vm.sh
+# output and exit status go beside its results (report reads them).
+launch() {
+	local topo=${1%% *} t=${1#* } out opt mem tmo
 	out=$RESULTS/${t//\//_}
 	opt=()
 	[ "$topo" = pair ] && opt=(--pair)
@@ -78,11 +79,20 @@ for line in "${sel[@]}"; do
 	# a test's verdict never depends on).
 	tmo=$(sed -n 's/^# timeout: \([0-9]*\)$/\1/p' "selftests/$t")
 	[ -n "$tmo" ] && [ "$tmo" -gt "$TIMEOUT" ] || tmo=$TIMEOUT
+	mkdir -p "$RESULTS"
+	(
+		tools/testbed/vm.sh "${opt[@]}" -t "$tmo" -o "$out" \
+			"selftests/$t" > "$out.vmlog"
+		echo $? > "$out.rc"
+	) &
+}
+
+# report LINE START: the finished test's points, in order.
+report() {
+	local topo=${1%% *} t=${1#* } out g h l vmrc
+	out=$RESULTS/${t//\//_}
 	echo "# selftest $t ($topo)"
-	start=$SECONDS
-	vmlog=$(tools/testbed/vm.sh "${opt[@]}" -t "$tmo" -o "$out" \
-		"selftests/$t")
-	vmrc=$?
+	vmrc=$(cat "$out.rc" 2>/dev/null || echo 2)
 	for g in "$out"/*/; do
 		g=${g%/}
 		[ -f "$g/output.txt" ] || continue
@@ -100,13 +110,40 @@ for line in "${sel[@]}"; do
 			esac
 		done < "$g/output.txt"
 	done
-	[ -n "$vmlog" ] && printf '%s\n' "$vmlog"
-	if [ $vmrc -eq 0 ]; then
+	[ -s "$out.vmlog" ] && cat "$out.vmlog"
+	rm -f "$out.vmlog" "$out.rc"
+	if [ "$vmrc" -eq 0 ]; then
 		point ok "$t: guests finished, exit 0, kernel log clean"
 	else
 		point not-ok "$t: guests finished, exit 0, kernel log clean (logs in $out)"
 	fi
-	echo "# $t took $((SECONDS - start)) s"
+	echo "# $t took $((SECONDS - $2)) s"
+}
+
+# Tests run one after another, except that single-guest ("solo") tests
+# run SROCE_SOLO_JOBS at a time (default 2: one guest per core of a
+# two-core runner, as a pair of guests uses them). Their points are
+# printed test by test all the same.
+jobs_max=${SROCE_SOLO_JOBS:-2}
+i=0
+while [ $i -lt ${#sel[@]} ]; do
+	batch=("${sel[$i]}")
+	i=$((i + 1))
+	if [ "${batch[0]%% *}" = solo ]; then
+		while [ $i -lt ${#sel[@]} ] && [ ${#batch[@]} -lt "$jobs_max" ] &&
+		      [ "${sel[$i]%% *}" = solo ]; do
+			batch+=("${sel[$i]}")
+			i=$((i + 1))
+		done
+	fi
+	start=$SECONDS
+	for line in "${batch[@]}"; do
+		launch "$line"
+	done
+	wait
+	for line in "${batch[@]}"; do
+		report "$line" "$start"
+	done
 done
 echo "1..$n"
 echo "$pass passed, $fail failed, $skip skipped"
