@@ -20,7 +20,10 @@
 # every byte checked, aggregate MB/s, the per-QP spread and Jain's index,
 # and the counters that explain them (BENCH_SCALE_SECS per row).
 # Then fan-in: 3 guests sending to a fourth at once, against one pair.
-# BENCH_PARTS names the parts to run (default "count time scale fanin");
+# Then a busy host: one QP of 4 KiB Writes and Reads between two guests,
+# quiet, then with two more guests burning CPU beside them (busy.sh).
+# BENCH_PARTS names the parts to run (default "count time scale fanin
+# busy");
 # BENCH_PROFILE=1 also
 # counts by symbol, for tools/bench/profile.py.
 # Then the engine's loss recovery in the host simulator (tools/sim):
@@ -36,8 +39,8 @@ make -s -f tools/host.mk bench-tools || exit 1
 make -s -C selftests sroce/fan_verify || exit 1
 
 OUT=$SRC/build/bench
-rm -rf "$OUT" "$OUT-fanin"
-export BENCH_PARTS=${BENCH_PARTS:-count time scale fanin}
+rm -rf "$OUT" "$OUT-fanin" "$OUT-busy"
+export BENCH_PARTS=${BENCH_PARTS:-count time scale fanin busy}
 SROCE_ICOUNT=$SRC/build/host/icount.so${BENCH_PROFILE:+,prof=on} \
 SROCE_GUEST_ENV="BENCH_IMPLS BENCH_PARTS BENCH_PROFILE BENCH_MTUS BENCH_REPEAT BENCH_SCALE_SECS ${SROCE_GUEST_ENV:-}" \
 	tools/testbed/vm.sh --pair -t 9000 -m 2048 -o "$OUT" tools/bench/guest.sh
@@ -51,7 +54,14 @@ case " $BENCH_PARTS " in
 		-m 1024 -o "$OUT-fanin" tools/bench/fanin.sh || rc=1
 	;;
 esac
-tools/bench/report.py "$OUT" "$OUT-fanin"
+case " $BENCH_PARTS " in
+*" busy "*)
+	SROCE_GUEST_ENV="BENCH_BUSY_ITERS ${SROCE_GUEST_ENV:-}" \
+		tools/testbed/vm.sh --guests 4 -t 1800 -m 1024 \
+		-o "$OUT-busy" tools/bench/busy.sh || rc=1
+	;;
+esac
+tools/bench/report.py "$OUT" "$OUT-fanin" "$OUT-busy"
 
 make -s -f tools/host.mk sim || exit 1
 build/host/sim --bench

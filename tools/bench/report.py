@@ -223,6 +223,51 @@ def fanin(path):
     print()
 
 
+def busy(path):
+    """Guest b's output of the busy-host part (tools/bench/busy.sh): per
+    driver and case, one QP's time for its messages on a quiet host and
+    with two more guests burning CPU, the ratio, and the counters of the
+    busy run (both sides summed)."""
+    try:
+        with open(path, errors='replace') as f:
+            lines = [line.split() for line in f]
+    except OSError:
+        return
+    secs, cnt, iters = {}, {}, {}
+    for w in lines:
+        if len(w) >= 6 and w[0] == 'BUSY':
+            key = (w[1], w[2], w[3])
+            iters[key] = w[4]
+            try:
+                secs[key] = (float(w[5]), float(w[6]))
+            except (ValueError, IndexError):
+                secs[key] = None
+        elif len(w) == 6 and w[0] == 'BUSYCNT':
+            d = cnt.setdefault((w[1], w[2], w[3]), {})
+            name = w[4].split(':')[1]
+            d[name] = d.get(name, 0) + int(w[5])
+    if not secs:
+        return
+    print('Busy host: one RC QP of 4 KiB messages (perftest), quiet, then'
+          ' with two more guests burning CPU; seconds for the messages,'
+          ' busy / quiet (target: at most 2x); counters of the busy run')
+    for impl in ('sroce', 'rxe'):
+        for test in ('ib_write_bw', 'ib_read_bw'):
+            q = secs.get((impl, 'quiet', test))
+            b = secs.get((impl, 'busy', test))
+            if (impl, 'quiet', test) not in secs:
+                continue
+            n = iters.get((impl, 'quiet', test), '?')
+            qs = f'{q[0]:7.2f} s ({q[1]:.1f} MB/s)' if q else 'FAILED'
+            bs = f'{b[0]:7.2f} s ({b[1]:.1f} MB/s)' if b else 'FAILED'
+            x = f'{b[0] / q[0]:.2f}x' if q and b and q[0] else 'n/a'
+            c = cnt.get((impl, 'busy', test), {})
+            shown = ' '.join(f'{k} {c[k]}' for k in sorted(c) if c[k])
+            print(f'{impl:6} {test:12} {n} msgs: quiet {qs}, busy {bs}'
+                  f' {x:>6}; {shown}')
+    print()
+
+
 def main():
     out = sys.argv[1]
     try:
@@ -236,6 +281,8 @@ def main():
     scale(lines)
     if len(sys.argv) > 2:
         fanin(sys.argv[2] + '/a/output.txt')
+    if len(sys.argv) > 3:
+        busy(sys.argv[3] + '/b/output.txt')
     return 0
 
 
