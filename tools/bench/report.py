@@ -167,6 +167,11 @@ def scale(lines):
             rx = c.get('a:rx_packets')
             if dup is not None and rx:
                 shown += f' ({100.0 * dup / rx:.1f} % dup)'
+            # b's packets that never reached a's device: what the wire
+            # (the guests' rings, the host's socket or tap) dropped
+            tx = c.get('b:tx_packets')
+            if tx and rx is not None and tx >= rx:
+                shown += f'; wire lost {tx - rx} ({100.0 * (tx - rx) / tx:.1f} %)'
             print(f'{mtu:>5} {qps:4} {impl:6} {float(r[0]):7.2f} {x:>5} '
                   f'{r[1] + "/" + r[2] + "/" + r[3]:>20} {r[4]:>6}  {shown}')
     print()
