@@ -60,13 +60,21 @@ do_checkpatch() {
 	# Kernel code only: drivers/, include/ and the test module.
 	# MACRO_ARG_REUSE: the opcode table's layout macros only ever see
 	# constants. The rest is the kernel's own rules, unchanged.
-	local out
-	out=$(git ls-files -co --exclude-standard -- 'drivers/*.[ch]' \
-		'selftests/kmod/*.c' \
-		'include/*.h' |
-		xargs "$KS/scripts/checkpatch.pl" --strict --no-tree --terse \
-			--ignore MACRO_ARG_REUSE -f |
-		grep -v '^total: 0 errors, 0 warnings, 0 checks')
+	# The tracepoints' header is laid out as the kernel's own
+	# (include/trace/events/): TP_STRUCT__entry( and TP_fast_assign(
+	# end their lines, and the macros' arguments are not aligned to the
+	# opening parenthesis; those two checks only are left out there.
+	local out trace='drivers/infiniband/sw/sroce/sroce_trace.h'
+	out=$({
+		git ls-files -co --exclude-standard -- 'drivers/*.[ch]' \
+			'selftests/kmod/*.c' 'include/*.h' |
+			grep -vxF "$trace" |
+			xargs "$KS/scripts/checkpatch.pl" --strict --no-tree \
+				--terse --ignore MACRO_ARG_REUSE -f
+		"$KS/scripts/checkpatch.pl" --strict --no-tree --terse \
+			--ignore MACRO_ARG_REUSE,OPEN_ENDED_LINE,PARENTHESIS_ALIGNMENT \
+			-f "$trace"
+	} | grep -v '^total: 0 errors, 0 warnings, 0 checks')
 	[ -z "$out" ] || { echo "$out"; return 1; }
 }
 

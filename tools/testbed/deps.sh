@@ -16,7 +16,7 @@ PKGS=(
 	iproute2 iputils-ping ethtool python3 rsync
 	nvme-cli fio nfs-kernel-server
 	dkms dh-dkms debhelper
-	iperf3
+	iperf3 trace-cmd
 )
 
 missing=()

@@ -9,6 +9,7 @@
 #include "sroce.h"
 #include "sroce/rc_engine.h"
 #include "sroce_counters.h"
+#include "sroce_trace.h"
 
 static const struct rdma_stat_desc sroce_counter_descs[] = {
 	[SROCE_CNT_RX_PACKETS].name = "rx_packets",
@@ -102,6 +103,7 @@ static_assert(ARRAY_SIZE(sroce_counter_descs) == SROCE_CNT_NR);
 void sroce_count(struct sroce_dev *sdev, enum sroce_counter c)
 {
 	atomic64_inc(&sdev->counters[c]);
+	trace_sroce_count(&sdev->ibdev, sroce_counter_descs[c].name);
 }
 
 void sroce_count_events(struct sroce_dev *sdev, u32 events)

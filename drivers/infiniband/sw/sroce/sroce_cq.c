@@ -17,6 +17,7 @@
 #include "sroce_compat.h"
 #include "sroce_cq.h"
 #include "sroce_param.h"
+#include "sroce_trace.h"
 
 /* libibverbs' IBV_WC_* flag values, which differ from the kernel's. */
 #define SROCE_UWC_GRH		BIT(0)
@@ -117,6 +118,7 @@ bool sroce_cq_post(struct sroce_cq *cq, const struct ib_wc *wc,
 	else
 		memcpy(slot, wc, sizeof(*wc));
 	sroce_queue_publish(&cq->q, &cq->q.own);
+	trace_sroce_cqe(cq->ibcq.device, cq->ibcq.res.id, wc);
 
 	if ((cq->notify & IB_CQ_NEXT_COMP) ||
 	    ((cq->notify & IB_CQ_SOLICITED) &&

@@ -36,6 +36,7 @@
 #include "sroce_param.h"
 #include "sroce_qp.h"
 #include "sroce_wqe.h"
+#include "sroce_trace.h"
 
 static void sroce_ud_cfg(struct sroce_qp *qp, struct sroce_ud_cfg *cfg)
 {
@@ -131,6 +132,8 @@ unsigned int sroce_glue_ud_run(struct sroce_qp *qp, struct sk_buff_head *out,
 			 * QP goes on receiving, and SQE -> RTS recovers it
 			 * (as the MAD layer does for the GSI QP).
 			 */
+			trace_sroce_qp_state(qp->ibqp.device, qp->ibqp.qp_num,
+					     qp->state, IB_QPS_SQE);
 			WRITE_ONCE(qp->state, IB_QPS_SQE);
 			sroce_glue_ud_flush(qp);
 			return 0;

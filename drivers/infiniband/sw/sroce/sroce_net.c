@@ -40,6 +40,7 @@
 #include "sroce_compat.h"
 #include "sroce_net.h"
 #include "sroce_qp.h"
+#include "sroce_trace.h"
 
 static struct socket *sroce_sock4;
 static struct socket *sroce_sock6;
@@ -322,6 +323,9 @@ void sroce_xmit(struct sroce_qp *qp, struct sk_buff_head *list)
 		if (skb_zcopy(skb))
 			sroce_count(qp->sdev, SROCE_CNT_TX_ZCOPY);
 		sroce_count(qp->sdev, SROCE_CNT_TX_PACKETS);
+		trace_sroce_tx(&qp->sdev->ibdev,
+			       skb_transport_header(skb) + sizeof(struct udphdr),
+			       ntohs(udp_hdr(skb)->len) - sizeof(struct udphdr));
 		if (d->dev->flags & IFF_LOOPBACK) {
 			dst_release(d);
 			sroce_loop_deliver(qp->sdev, skb);

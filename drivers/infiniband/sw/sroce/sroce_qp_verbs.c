@@ -30,6 +30,7 @@
 #include "sroce_sched.h"
 #include "sroce_verbs.h"
 #include "sroce_wqe.h"
+#include "sroce_trace.h"
 
 static int sroce_qp_check_caps(struct ib_qp_cap *cap)
 {
@@ -407,6 +408,8 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 			sroce_sq_start(&qp->sq_eng);
 		if (next == IB_QPS_SQD && cur == IB_QPS_RTS)
 			sroce_sq_drain(&qp->sq_eng, &act);
+		trace_sroce_qp_state(qp->ibqp.device, qp->ibqp.qp_num, cur,
+				     next);
 		WRITE_ONCE(qp->state, next);
 		if (act.drained)
 			sroce_glue_sq_drained(qp);

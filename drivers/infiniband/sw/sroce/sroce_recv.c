@@ -38,6 +38,7 @@
 #include "sroce_net.h"
 #include "sroce_qp.h"
 #include "sroce_sched.h"
+#include "sroce_trace.h"
 
 /* Is @ibdev one of ours (rdma_rxe reports the same driver_id)? */
 static bool sroce_owns(struct ib_device *ibdev)
@@ -251,6 +252,7 @@ static void sroce_rcv(struct sk_buff *skb, struct ib_device *ibdev)
 		sroce_count(sdev, SROCE_CNT_RX_DROP_MALFORMED);
 		goto put_dev;
 	}
+	trace_sroce_rx(ibdev, rx.bth, len);
 	if (sroce_icrc_verify(ip, rx.bth + len - ip)) {
 		sroce_count(sdev, SROCE_CNT_RX_DROP_ICRC);
 		goto put_dev;

@@ -26,6 +26,7 @@
 #include "sroce_net.h"
 #include "sroce_qp.h"
 #include "sroce_sched.h"
+#include "sroce_trace.h"
 
 #define SROCE_RUN_BATCH	64
 
@@ -43,6 +44,9 @@ void sroce_qp_fail(struct sroce_qp *qp)
 		qp->last_wqe_sent = true;
 		qp->notify |= SROCE_NOTIFY_LAST_WQE;
 	}
+	if (qp->state != IB_QPS_ERR)
+		trace_sroce_qp_state(qp->ibqp.device, qp->ibqp.qp_num,
+				     qp->state, IB_QPS_ERR);
 	WRITE_ONCE(qp->state, IB_QPS_ERR);
 	if (qp->sq_eng.state != SROCE_SQ_ERROR)
 		sroce_sq_fail(&qp->sq_eng, qp->sq_eng.comp,
