@@ -5,7 +5,8 @@
 # serves, b drives): every operation and size class compared byte for
 # byte, bursts, the RNR, retry-exceeded and remote-access error cases, the
 # QP state machine (path MTU above the port's refused), unaligned MRs, CQ
-# arming and resize, revoked rkeys staying dead.
+# arming and resize, revoked rkeys staying dead; with every case, the
+# refusals say why in the kernel log (dynamic debug turned on for it).
 # With SROCE_QDISC set (a root qdisc, e.g. "netem loss 2% delay 1ms") both
 # NICs impair the wire first and only the data cases run; SROCE_BACKLOG_MAX
 # then bounds the packets that qdisc may ever hold (sampled throughout).
@@ -62,6 +63,14 @@ if [ -n "${SROCE_BACKLOG_MAX:-}" ]; then
 	) &
 	sampler=$!
 fi
+# Every case: the refusals say why through dynamic debug (sroce_refuse())
+dyndbg=
+if [ "$cases" != data,burst,atomic ] && [ $dev = sroce0 ]; then
+	mountpoint -q /sys/kernel/debug ||
+		mount -t debugfs none /sys/kernel/debug
+	dyndbg=/sys/kernel/debug/dynamic_debug/control
+	echo 'module rdma_sroce +p' > $dyndbg
+fi
 sync_peer ready
 
 prog=$SROCE_SRC/selftests/sroce/rc_verify
@@ -75,6 +84,13 @@ fi
 rc=$?
 ktap_import rc_verify /tmp/verify.log
 check "rc_verify exit status" test "$rc" -eq 0
+if [ -n "$dyndbg" ]; then
+	echo 'module rdma_sroce -p' > $dyndbg
+	check "dynamic debug: why path MTU 4096 and INIT -> RTS were refused" \
+		bash -c "dmesg | grep -q \"modify: path MTU 4096 over the port's 1024\" &&
+			 dmesg | grep -q 'is not a transition IBA allows'"
+	dmesg | grep -m 3 -E 'modify:|create QP:' | sed 's/^/# /'
+fi
 if [ -n "${SROCE_BACKLOG_MAX:-}" ]; then
 	kill "$sampler"
 	max=$(cat /tmp/backlog.max)

@@ -81,6 +81,14 @@ struct sroce_pd {
 	struct ib_pd		ibpd;
 };
 
+/*
+ * A caller's request refused: why, to dynamic debug (ibdev_dbg(), off
+ * unless asked for: "echo 'module rdma_sroce +p' >
+ * /sys/kernel/debug/dynamic_debug/control"); evaluates to @err.
+ */
+#define sroce_refuse(ibdev, err, fmt, ...)				\
+	({ ibdev_dbg(ibdev, fmt, ##__VA_ARGS__); (err); })
+
 static inline struct sroce_dev *to_sdev(struct ib_device *ibdev)
 {
 	return container_of(ibdev, struct sroce_dev, ibdev);

@@ -32,14 +32,20 @@
 #include "sroce_wqe.h"
 #include "sroce_trace.h"
 
-static int sroce_qp_check_caps(struct ib_qp_cap *cap)
+static int sroce_qp_check_caps(struct ib_device *ibdev,
+			       const struct ib_qp_cap *cap)
 {
 	if (cap->max_send_wr > SROCE_MAX_QP_WR ||
 	    cap->max_recv_wr > SROCE_MAX_QP_WR ||
 	    cap->max_send_sge > SROCE_MAX_SGE ||
 	    cap->max_recv_sge > SROCE_MAX_SGE ||
 	    cap->max_inline_data > SROCE_MAX_INLINE)
-		return -EINVAL;
+		return sroce_refuse(ibdev, -EINVAL,
+				    "create QP: caps over the device's (wr %u/%u of %u, sge %u/%u of %u, inline %u of %u)\n",
+				    cap->max_send_wr, cap->max_recv_wr,
+				    SROCE_MAX_QP_WR, cap->max_send_sge,
+				    cap->max_recv_sge, SROCE_MAX_SGE,
+				    cap->max_inline_data, SROCE_MAX_INLINE);
 	return 0;
 }
 
@@ -143,16 +149,24 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	case IB_QPT_GSI:
 		/* The MAD layer's, one per port */
 		if (udata || init->port_num != SROCE_PORT)
-			return -EINVAL;
+			return sroce_refuse(ibqp->device, -EINVAL,
+					    "create QP: GSI QP from userspace or on port %u\n",
+					    init->port_num);
 		break;
 	default:
-		return -EOPNOTSUPP;
+		return sroce_refuse(ibqp->device, -EOPNOTSUPP,
+				    "create QP: type %d not supported\n",
+				    init->qp_type);
 	}
 	if (init->create_flags)
-		return -EOPNOTSUPP;
+		return sroce_refuse(ibqp->device, -EOPNOTSUPP,
+				    "create QP: create_flags 0x%x not supported\n",
+				    init->create_flags);
 	if (udata && udata->inlen)
-		return -EINVAL;
-	err = sroce_qp_check_caps(&init->cap);
+		return sroce_refuse(ibqp->device, -EINVAL,
+				    "create QP: %zu bytes of driver input, none expected\n",
+				    udata->inlen);
+	err = sroce_qp_check_caps(ibqp->device, &init->cap);
 	if (err)
 		return err;
 
@@ -288,39 +302,38 @@ static int sroce_qp_set_av(struct sroce_qp *qp, struct rdma_ah_attr *ah)
 	return 0;
 }
 
-int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
-		    struct ib_udata *udata)
+/*
+ * modify_qp's attributes, each within what IBA and the device allow, or
+ * the request is refused (why: sroce_refuse()). @cur is the QP's state.
+ */
+static int sroce_qp_check_attr(struct sroce_qp *qp,
+			       const struct ib_qp_attr *attr, int mask,
+			       enum ib_qp_state cur)
 {
-	struct sroce_qp *qp = to_sqp(ibqp);
-	enum ib_qp_state cur, next;
+	struct ib_qp *ibqp = &qp->ibqp;
 	enum ib_mtu port_mtu;
-	unsigned long flags;
-	int err;
-
-	if (mask & ~IB_QP_ATTR_STANDARD_BITS)
-		return -EOPNOTSUPP;
-	if (udata && udata->inlen)
-		return -EINVAL;
-
-	/* The QP's state is ours to know: a caller's claim must match it */
-	cur = READ_ONCE(qp->state);
-	if ((mask & IB_QP_CUR_STATE) && attr->cur_qp_state != cur)
-		return -EINVAL;
-	next = (mask & IB_QP_STATE) ? attr->qp_state : cur;
-	if (!ib_modify_qp_is_ok(cur, next, ibqp->qp_type, mask))
-		return -EINVAL;
 
 	if ((mask & IB_QP_PORT) && attr->port_num != SROCE_PORT)
-		return -EINVAL;
+		return sroce_refuse(ibqp->device, -EINVAL,
+				    "QP %u: modify: port %u, the device has port 1\n",
+				    ibqp->qp_num, attr->port_num);
 	if ((mask & IB_QP_PKEY_INDEX) &&
 	    attr->pkey_index >= SROCE_PORT_PKEY_TBL_LEN)
-		return -EINVAL;
+		return sroce_refuse(ibqp->device, -EINVAL,
+				    "QP %u: modify: P_Key index %u out of the table\n",
+				    ibqp->qp_num, attr->pkey_index);
 	if ((mask & IB_QP_MAX_QP_RD_ATOMIC) &&
 	    attr->max_rd_atomic > SROCE_MAX_QP_RD_ATOM)
-		return -EINVAL;
+		return sroce_refuse(ibqp->device, -EINVAL,
+				    "QP %u: modify: max_rd_atomic %u over %u\n",
+				    ibqp->qp_num, attr->max_rd_atomic,
+				    SROCE_MAX_QP_RD_ATOM);
 	if ((mask & IB_QP_MAX_DEST_RD_ATOMIC) &&
 	    attr->max_dest_rd_atomic > SROCE_MAX_QP_RD_ATOM)
-		return -EINVAL;
+		return sroce_refuse(ibqp->device, -EINVAL,
+				    "QP %u: modify: max_dest_rd_atomic %u over %u\n",
+				    ibqp->qp_num, attr->max_dest_rd_atomic,
+				    SROCE_MAX_QP_RD_ATOM);
 	/*
 	 * The responder's ring of READ and atomic resources is laid out
 	 * at RTR; resizing it under a live connection (SQD -> SQD) would
@@ -328,15 +341,18 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	 */
 	if ((mask & IB_QP_MAX_DEST_RD_ATOMIC) && cur == IB_QPS_SQD &&
 	    attr->max_dest_rd_atomic != qp->max_dest_rd_atomic)
-		return -EINVAL;
-	if ((mask & IB_QP_TIMEOUT) && attr->timeout > 31)
-		return -EINVAL;
-	if ((mask & IB_QP_RETRY_CNT) && attr->retry_cnt > 7)
-		return -EINVAL;
-	if ((mask & IB_QP_RNR_RETRY) && attr->rnr_retry > 7)
-		return -EINVAL;
-	if ((mask & IB_QP_MIN_RNR_TIMER) && attr->min_rnr_timer > 31)
-		return -EINVAL;
+		return sroce_refuse(ibqp->device, -EINVAL,
+				    "QP %u: modify: max_dest_rd_atomic changed in SQD\n",
+				    ibqp->qp_num);
+	if (((mask & IB_QP_TIMEOUT) && attr->timeout > 31) ||
+	    ((mask & IB_QP_RETRY_CNT) && attr->retry_cnt > 7) ||
+	    ((mask & IB_QP_RNR_RETRY) && attr->rnr_retry > 7) ||
+	    ((mask & IB_QP_MIN_RNR_TIMER) && attr->min_rnr_timer > 31))
+		return sroce_refuse(ibqp->device, -EINVAL,
+				    "QP %u: modify: timeout %u, retry_cnt %u, rnr_retry %u or min_rnr_timer %u out of range\n",
+				    ibqp->qp_num, attr->timeout,
+				    attr->retry_cnt, attr->rnr_retry,
+				    attr->min_rnr_timer);
 	/*
 	 * Packets of a larger path MTU would not fit the netdev: refused,
 	 * like hardware does, rather than quietly lowered.
@@ -344,7 +360,45 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	port_mtu = sroce_active_mtu(qp->sdev);
 	if ((mask & IB_QP_PATH_MTU) &&
 	    (attr->path_mtu < IB_MTU_256 || attr->path_mtu > port_mtu))
-		return -EINVAL;
+		return sroce_refuse(ibqp->device, -EINVAL,
+				    "QP %u: modify: path MTU %d over the port's %d\n",
+				    ibqp->qp_num, ib_mtu_enum_to_int(attr->path_mtu),
+				    ib_mtu_enum_to_int(port_mtu));
+	return 0;
+}
+
+int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		    struct ib_udata *udata)
+{
+	struct sroce_qp *qp = to_sqp(ibqp);
+	enum ib_qp_state cur, next;
+	unsigned long flags;
+	int err;
+
+	if (mask & ~IB_QP_ATTR_STANDARD_BITS)
+		return sroce_refuse(ibqp->device, -EOPNOTSUPP,
+				    "QP %u: modify: attribute mask 0x%x not supported\n",
+				    ibqp->qp_num, mask);
+	if (udata && udata->inlen)
+		return sroce_refuse(ibqp->device, -EINVAL,
+				    "QP %u: modify: %zu bytes of driver input, none expected\n",
+				    ibqp->qp_num, udata->inlen);
+
+	/* The QP's state is ours to know: a caller's claim must match it */
+	cur = READ_ONCE(qp->state);
+	if ((mask & IB_QP_CUR_STATE) && attr->cur_qp_state != cur)
+		return sroce_refuse(ibqp->device, -EINVAL,
+				    "QP %u: modify: current state %d claimed, %d it is\n",
+				    ibqp->qp_num, attr->cur_qp_state, cur);
+	next = (mask & IB_QP_STATE) ? attr->qp_state : cur;
+	if (!ib_modify_qp_is_ok(cur, next, ibqp->qp_type, mask))
+		return sroce_refuse(ibqp->device, -EINVAL,
+				    "QP %u: modify: %d -> %d with mask 0x%x is not a transition IBA allows\n",
+				    ibqp->qp_num, cur, next, mask);
+
+	err = sroce_qp_check_attr(qp, attr, mask, cur);
+	if (err)
+		return err;
 
 	spin_lock_irqsave(&qp->lock, flags);
 	if (qp->state != cur) {
