@@ -189,6 +189,29 @@ sync_all() {
 	done
 }
 
+# each_driver FUNC: with more than two guests (vm.sh --guests), FUNC
+# sroce, then FUNC rxe, in every guest at once: each time a device of
+# that driver on eth0 (its name in $dev), made before and removed after.
+each_driver() {
+	dev=sroce0
+	rdma link add sroce0 type sroce netdev eth0
+	wait_for 30 bash -c "ibv_devinfo -v -d sroce0 | grep -q '::ffff:$SROCE_IP'"
+	"$1" sroce
+	sync_all sroce-done
+	rdma link delete sroce0
+	rmmod rdma_sroce
+
+	dev=rxe0
+	modprobe rdma_rxe
+	rdma link add rxe0 type rxe netdev eth0
+	wait_for 30 bash -c "ibv_devinfo -v -d rxe0 | grep -q '::ffff:$SROCE_IP'"
+	"$1" rxe
+	sync_all rxe-done
+	rdma link delete rxe0
+	modprobe -r rdma_rxe
+	sync_all done
+}
+
 # sync_peer NAME [SECONDS]: in a pair of guests, wait until the peer has
 # reached the same named point (files in the run's shared directory).
 sync_peer() {

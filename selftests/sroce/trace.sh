@@ -33,7 +33,7 @@ fi
 		--qpn 700001 --psn 0 --count 3
 sync_peer forged
 [ "$SROCE_ROLE" = a ] &&
-	wait_for 30 bash -c '[ "$(cat /sys/class/infiniband/sroce0/ports/1/hw_counters/rx_drop_no_qp)" -ge 3 ]'
+	wait_for 30 bash -c '[ "$(hw_counter rx_drop_no_qp)" -ge 3 ]'
 trace-cmd stop
 tx=$(($(hw_counter tx_packets) - tx0))
 rx=$(($(hw_counter rx_packets) - rx0))

@@ -80,20 +80,4 @@ rounds() {
 	done
 }
 
-dev=sroce0
-rdma link add sroce0 type sroce netdev eth0
-wait_for 30 bash -c "ibv_devinfo -v -d sroce0 | grep -q '::ffff:$SROCE_IP'"
-rounds sroce
-sync_all sroce-done
-rdma link delete sroce0
-rmmod rdma_sroce
-
-dev=rxe0
-modprobe rdma_rxe
-rdma link add rxe0 type rxe netdev eth0
-wait_for 30 bash -c "ibv_devinfo -v -d rxe0 | grep -q '::ffff:$SROCE_IP'"
-rounds rxe
-sync_all rxe-done
-rdma link delete rxe0
-modprobe -r rdma_rxe
-sync_all done
+each_driver rounds

@@ -130,6 +130,15 @@ SCALE_SHOWN = ('b:retransmit_timeouts', 'b:retransmits', 'b:requester_rewinds',
                'a:rx_packets')
 
 
+def words(path):
+    """A guest's output as lines of words, or None if there is none."""
+    try:
+        with open(path, errors='replace') as f:
+            return [line.split() for line in f]
+    except OSError:
+        return None
+
+
 def scale(lines):
     """"SCALE impl mtu qps MB/s min median max jain" and
     "SCALECNT impl mtu qps SIDE:NAME DELTA" lines: one row per QP count,
@@ -181,10 +190,8 @@ def fanin(path):
     """Guest a's output of the fan-in part (tools/bench/fanin.sh): per
     driver, one pair against all senders at once, their MB/s summed,
     Jain's index over the senders, a's check of every region."""
-    try:
-        with open(path, errors='replace') as f:
-            lines = [line.split() for line in f]
-    except OSError:
+    lines = words(path)
+    if lines is None:
         return
     mbs, chk, cnt = {}, {}, {}
     for w in lines:
@@ -233,10 +240,8 @@ def busy(path):
     driver and case, one QP's time for its messages on a quiet host and
     with two more guests burning CPU, the ratio, and the counters of the
     busy run (both sides summed)."""
-    try:
-        with open(path, errors='replace') as f:
-            lines = [line.split() for line in f]
-    except OSError:
+    lines = words(path)
+    if lines is None:
         return
     secs, cnt, iters = {}, {}, {}
     for w in lines:
@@ -275,10 +280,8 @@ def busy(path):
 
 def main():
     out = sys.argv[1]
-    try:
-        with open(out + '/b/output.txt', errors='replace') as f:
-            lines = [line.split() for line in f]
-    except OSError:
+    lines = words(out + '/b/output.txt')
+    if lines is None:
         print(f'report.py: no {out}/b/output.txt')
         return 1
     counted(out, lines)

@@ -4,8 +4,8 @@
  * (device, QPN, opcode, PSN, bytes from the BTH to the ICRC), every
  * counter as it counts (each drop, NAK, retransmit and timeout has one:
  * its name is the reason), QP state changes and completions posted.
- * Off, each costs a patched-out branch. Documentation/admin-guide.rst shows how to record
- * them with trace-cmd or perf.
+ * Off, each costs a patched-out branch. Documentation/admin-guide.rst
+ * shows how to record them with trace-cmd or perf.
  */
 #undef TRACE_SYSTEM
 #define TRACE_SYSTEM sroce
