@@ -308,7 +308,8 @@ app_timeout() {
 # pair_app SERVER_ROLE PORT CMD...: in a pair of guests, SERVER_ROLE runs
 # "CMD -p PORT" and serves; the other guest runs "CMD -p PORT PEER_IP"
 # once the server listens. Output in /tmp/app.log; returns this side's
-# exit status.
+# exit status. With PAIR_APP_LISTENING set, the server runs that function
+# once it listens, before the peer starts.
 # app_report NAME RC: one point for a program pair_app or pair_cm ran;
 # on failure the end of its log (/tmp/app.log) follows.
 app_report() {
@@ -328,6 +329,8 @@ pair_app() {
 		timeout "$(app_timeout)" "$@" -p "$port" > /tmp/app.log 2>&1 &
 		pid=$!
 		wait_for 60 bash -c "ss -ltn | grep -q ':$port '"
+		# the caller's look at the server before its peer comes
+		[ -n "${PAIR_APP_LISTENING:-}" ] && "$PAIR_APP_LISTENING"
 		sync_peer "start$port"
 		wait "$pid"
 		rc=$?

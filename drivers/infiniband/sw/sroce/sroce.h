@@ -64,6 +64,7 @@ struct sroce_dev {
 	u32			mcg_seed;	/* of their hash */
 	u32			nmcg;		/* read unlocked as a hint */
 	atomic64_t		counters[SROCE_CNT_NR];
+	atomic64_t		port_counters[SROCE_PORT_NR];
 	/*
 	 * Packets its RC QPs keep in flight together (sroce_cc.c): the
 	 * core decides, budget_lock serializes; taken under QP locks.

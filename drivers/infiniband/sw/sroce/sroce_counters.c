@@ -106,6 +106,13 @@ void sroce_count(struct sroce_dev *sdev, enum sroce_counter c)
 	trace_sroce_count(&sdev->ibdev, sroce_counter_descs[c].name);
 }
 
+/* No trace event: sroce_tx and sroce_rx carry every packet's length */
+void sroce_count_port(struct sroce_dev *sdev, enum sroce_port_counter c,
+		      u32 n)
+{
+	atomic64_add(n, &sdev->port_counters[c]);
+}
+
 void sroce_count_events(struct sroce_dev *sdev, u32 events)
 {
 	while (events) {

@@ -73,11 +73,26 @@ enum sroce_counter {
 	SROCE_CNT_NR
 };
 
+/*
+ * What the port moved, beyond the packet counts above: the Performance
+ * Management class's PortCounters(Extended) read them (sroce_res.c).
+ * Octets are those of the RoCEv2 UDP payload, BTH through ICRC.
+ */
+enum sroce_port_counter {
+	SROCE_PORT_XMIT_OCTETS,
+	SROCE_PORT_RCV_OCTETS,
+	SROCE_PORT_XMIT_MCAST,		/* packets to a multicast group */
+	SROCE_PORT_RCV_MCAST,
+	SROCE_PORT_NR
+};
+
 struct sroce_dev;
 struct ib_device;
 struct rdma_hw_stats;
 
 void sroce_count(struct sroce_dev *sdev, enum sroce_counter c);
+void sroce_count_port(struct sroce_dev *sdev, enum sroce_port_counter c,
+		      u32 n);
 void sroce_count_events(struct sroce_dev *sdev, u32 events);
 struct rdma_hw_stats *sroce_alloc_hw_port_stats(struct ib_device *ibdev,
 						u32 port);

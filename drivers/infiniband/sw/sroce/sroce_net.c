@@ -297,6 +297,7 @@ void sroce_xmit(struct sroce_qp *qp, struct sk_buff_head *list)
 	struct dst_entry *dst = NULL;
 	struct sk_buff *skb;
 	u32 gen = 0;
+	u32 len;
 
 	if (skb_queue_empty(list))
 		return;
@@ -322,10 +323,12 @@ void sroce_xmit(struct sroce_qp *qp, struct sk_buff_head *list)
 		}
 		if (skb_zcopy(skb))
 			sroce_count(qp->sdev, SROCE_CNT_TX_ZCOPY);
+		len = ntohs(udp_hdr(skb)->len) - sizeof(struct udphdr);
 		sroce_count(qp->sdev, SROCE_CNT_TX_PACKETS);
+		sroce_count_port(qp->sdev, SROCE_PORT_XMIT_OCTETS, len);
 		trace_sroce_tx(&qp->sdev->ibdev,
 			       skb_transport_header(skb) + sizeof(struct udphdr),
-			       ntohs(udp_hdr(skb)->len) - sizeof(struct udphdr));
+			       len);
 		if (d->dev->flags & IFF_LOOPBACK) {
 			dst_release(d);
 			sroce_loop_deliver(qp->sdev, skb);
@@ -333,8 +336,10 @@ void sroce_xmit(struct sroce_qp *qp, struct sk_buff_head *list)
 		}
 		skb->dev = d->dev;
 		skb_dst_set(skb, d);
-		if (!connected && sroce_skb_mcast(skb))
+		if (!connected && sroce_skb_mcast(skb)) {
+			sroce_count_port(qp->sdev, SROCE_PORT_XMIT_MCAST, 1);
 			sroce_loop_mcast(qp->sdev, skb);
+		}
 		if (skb->protocol == htons(ETH_P_IPV6)) {
 			memset(IP6CB(skb), 0, sizeof(*IP6CB(skb)));
 			ip6_local_out(&init_net, sroce_sock6->sk, skb);

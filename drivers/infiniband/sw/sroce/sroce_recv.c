@@ -246,6 +246,7 @@ static void sroce_rcv(struct sk_buff *skb, struct ib_device *ibdev)
 	sdev = to_sdev(ibdev);
 	sroce_count(sdev, SROCE_CNT_RX_PACKETS);
 	len = ntohs(udp_hdr(skb)->len) - sizeof(struct udphdr);
+	sroce_count_port(sdev, SROCE_PORT_RCV_OCTETS, len);
 	rx.bth = skb_transport_header(skb) + sizeof(struct udphdr);
 	ip = skb_network_header(skb);
 	if (sroce_parse_bth_packet(rx.bth, len, &rx.p)) {
@@ -258,6 +259,7 @@ static void sroce_rcv(struct sk_buff *skb, struct ib_device *ibdev)
 		goto put_dev;
 	}
 	if (rx.p.hdr.bth.dqpn == SROCE_MULTICAST_QPN) {
+		sroce_count_port(sdev, SROCE_PORT_RCV_MCAST, 1);
 		if (sroce_ud_src_ok(sdev, skb))
 			sroce_mcast_rcv(sdev, skb, &rx);
 		goto put_dev;

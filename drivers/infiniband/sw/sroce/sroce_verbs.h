@@ -52,4 +52,14 @@ int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 int sroce_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 			const struct ib_recv_wr **bad_wr);
 
+/* sroce_res.c */
+struct ib_mad;
+struct ib_grh;
+int sroce_process_mad(struct ib_device *ibdev, int flags, u32 port,
+		      const struct ib_wc *in_wc, const struct ib_grh *in_grh,
+		      const struct ib_mad *in, struct ib_mad *out,
+		      size_t *out_size, u16 *out_pkey_index);
+int sroce_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp);
+int sroce_fill_res_cq_entry(struct sk_buff *msg, struct ib_cq *ibcq);
+
 #endif /* SROCE_VERBS_H */
