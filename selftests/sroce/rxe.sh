@@ -11,8 +11,10 @@
 # and without rxe_compat, then with the kernel's own rdma_rxe where the
 # kernel has one.
 #
-# Then port 4791 held by a user's socket: sroce refuses to load, names
-# the port and the socket's owner, and does not blame rdma_rxe.
+# Then port 4791 held by a user's socket: sroce loads (it binds the port
+# at its first link in a namespace), refuses "rdma link add", names the
+# port and the socket's owner, and does not blame rdma_rxe; once the port
+# is free, the link is made and holds it until it is deleted.
 . "$(dirname "$0")/../lib.sh"
 
 STANDIN=$SROCE_SRC/selftests/kmod/rdma_rxe.ko
@@ -91,8 +93,10 @@ for h in "AF_INET 0.0.0.0 0 IPv4" "AF_INET6 :: 1 IPv6" \
 		sed -n 's/.* ino:\([0-9]*\) .*/\1/p')
 	diag "the socket's inode: $ino"
 	dmesg -C
-	check "$p sroce refuses to load (EADDRINUSE)" \
-		fails_with "Address already in use" modprobe rdma_sroce
+	check "$p sroce loads" modprobe rdma_sroce
+	check "$p rdma link add is refused (EADDRINUSE)" \
+		fails_with "Address already in use" \
+		rdma link add s_va type sroce netdev va
 	if [ "$found" = - ]; then
 		check "$p the refusal says where to look" logged \
 			"rdma_sroce: UDP port 4791 (IPv4) is taken by another socket: ss -ulpne 'sport = :4791' shows it"
@@ -101,10 +105,19 @@ for h in "AF_INET 0.0.0.0 0 IPv4" "AF_INET6 :: 1 IPv6" \
 			"rdma_sroce: UDP port 4791 ($found) is taken by a socket of uid 65534, inode $ino:"
 	fi
 	check "$p and does not blame rdma_rxe" bash -c '! dmesg | grep -q rdma_rxe'
+	check "$p no device left behind" bash -c '! ibdev_exists s_va'
+	check "$p rmmod rdma_sroce" rmmod rdma_sroce
 	kill "$holder"
 	wait "$holder" 2> /dev/null
 done
-check "sroce loads once the port is free" modprobe rdma_sroce
+check "sroce loads and binds nothing" \
+	bash -c 'modprobe rdma_sroce && ! ss -uln | grep -q ":4791 "'
+check "the port free: rdma link add" rdma link add s_va type sroce netdev va
+check "the link holds port 4791, IPv4 and IPv6" \
+	bash -c '[ "$(ss -uln | grep -c ":4791 ")" -eq 2 ]'
+check "rdma link delete" rdma link delete s_va
+check "the port is let go with the last link" \
+	wait_for 30 bash -c '! ss -uln | grep -q ":4791 "'
 check "rmmod rdma_sroce" rmmod rdma_sroce
 
 if ! have_rxe; then

@@ -38,6 +38,12 @@ struct sroce_dev {
 	struct ib_device	ibdev;		/* first: ib_alloc_device() */
 	/* The bound netdev; ib_device_set_netdev() holds its reference. */
 	struct net_device	*ndev;
+	/*
+	 * Its namespace when the link was made, whose sockets the device
+	 * holds (sroce_net_get()); not counted: the namespace's end waits
+	 * for the device's (sroce_devices_net_exit()).
+	 */
+	struct net		*net;
 	/* On sroce_devices, under sroce_devices_lock. */
 	struct list_head	list;
 	struct ib_device_attr	attr;

@@ -35,6 +35,7 @@
 #include "sroce_mcast.h"
 #include "sroce_mr.h"
 #include "sroce_mw.h"
+#include "sroce_net.h"
 #include "sroce_param.h"
 #include "sroce_qp.h"
 #include "sroce_queue.h"
@@ -180,12 +181,6 @@ int sroce_newlink(const char *ibdev_name, struct net_device *ndev)
 		       ibdev_name, ndev->name, ndev->type);
 		return -EINVAL;
 	}
-	if (!net_eq(dev_net(ndev), &init_net)) {
-		pr_err("%s: %s is not in the initial network namespace\n",
-		       ibdev_name, ndev->name);
-		return -EOPNOTSUPP;
-	}
-
 	other = ib_device_get_by_name(ibdev_name, RDMA_DRIVER_UNKNOWN);
 	if (other) {
 		ib_device_put(other);
@@ -201,9 +196,17 @@ int sroce_newlink(const char *ibdev_name, struct net_device *ndev)
 		return -EEXIST;
 	}
 
+	/* the netdev's namespace's sockets: opened for its first device */
+	err = sroce_net_get(dev_net(ndev));
+	if (err)
+		return err;
 	sdev = ib_alloc_device(sroce_dev, ibdev);
-	if (!sdev)
+	if (!sdev) {
+		sroce_net_put(dev_net(ndev));
 		return -ENOMEM;
+	}
+	/* from here on, sroce_dealloc_driver() lets the sockets go */
+	sdev->net = dev_net(ndev);
 	/* Ours until dealloc_driver: sysfs "parent" may read it late. */
 	dev_hold(ndev);
 	sdev->ndev = ndev;
@@ -294,6 +297,7 @@ void sroce_dealloc_driver(struct ib_device *ibdev)
 	xa_destroy(&sdev->mr_table);
 	xa_destroy(&sdev->ah_table);
 	sroce_mcast_dev_exit(sdev);
+	sroce_net_put(sdev->net);
 	dev_put(sdev->ndev);
 }
 
@@ -379,12 +383,60 @@ static struct notifier_block sroce_netdev_nb = {
 	.notifier_call = sroce_netdev_event,
 };
 
+/* Caller holds sroce_devices_lock. */
+static struct sroce_dev *sroce_find_by_net(struct net *net)
+{
+	struct sroce_dev *sdev;
+
+	list_for_each_entry(sdev, &sroce_devices, list)
+		if (net_eq(sdev->net, net))
+			return sdev;
+	return NULL;
+}
+
+/*
+ * A network namespace ends. Its netdevs went first (unregistered, or a
+ * physical one moved back to the initial namespace), and each one's
+ * NETDEV_UNREGISTER started its sroce device's unregistration: wait for
+ * those, so that the namespace's sockets close with the last device and
+ * nothing of ours refers to the namespace afterwards. Runs before the
+ * wire layer's own namespace exit (registered after it).
+ */
+static void __net_exit sroce_devices_net_exit(struct net *net)
+{
+	struct sroce_dev *sdev;
+
+	mutex_lock(&sroce_devices_lock);
+	while ((sdev = sroce_find_by_net(net))) {
+		/* as in sroce_unregister_all() */
+		get_device(&sdev->ibdev.dev);
+		mutex_unlock(&sroce_devices_lock);
+		ib_unregister_device(&sdev->ibdev);
+		put_device(&sdev->ibdev.dev);
+		mutex_lock(&sroce_devices_lock);
+	}
+	mutex_unlock(&sroce_devices_lock);
+}
+
+static struct pernet_operations sroce_devices_net_ops = {
+	.exit = sroce_devices_net_exit,
+};
+
 int sroce_netdev_events_init(void)
 {
-	return register_netdevice_notifier(&sroce_netdev_nb);
+	int err;
+
+	err = register_pernet_subsys(&sroce_devices_net_ops);
+	if (err)
+		return err;
+	err = register_netdevice_notifier(&sroce_netdev_nb);
+	if (err)
+		unregister_pernet_subsys(&sroce_devices_net_ops);
+	return err;
 }
 
 void sroce_netdev_events_exit(void)
 {
 	unregister_netdevice_notifier(&sroce_netdev_nb);
+	unregister_pernet_subsys(&sroce_devices_net_ops);
 }

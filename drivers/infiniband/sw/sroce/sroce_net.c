@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The RoCEv2 UDP sockets: one per address family, bound to port 4791 in
- * the initial network namespace for as long as the module is loaded.
+ * The RoCEv2 UDP sockets: in each network namespace that has sroce
+ * devices, one per address family bound to port 4791, opened by the
+ * namespace's first device and closed with its last (struct
+ * sroce_netns). A device sends and routes in its netdev's namespace.
  *
  * rdma_rxe, which wants the port as well, is kept out by module name
- * before we get here (sroce_main.c), not by the port: an rdma_rxe with
- * per-namespace sockets binds it only at its first "rdma link add". Any
- * other socket may hold the port before us, a user's too: then we refuse
- * to load and say whose it is (sroce_port_taken()).
+ * (sroce_main.c), not by the port: an rdma_rxe with per-namespace
+ * sockets binds it only at its first "rdma link add". Any other socket
+ * may hold the port before us, a user's too: then that namespace's
+ * first link is refused, saying whose it is (sroce_port_taken()).
  *
  * The wire layer: sroce_xmit() sends a batch of packets (built once,
  * headers and ICRC included, by sroce_pkt.c) through the IP output path
@@ -32,6 +34,8 @@
 #include <net/ip6_route.h>
 #include <net/ipv6.h>
 #include <net/ipv6_stubs.h>
+#include <net/net_namespace.h>
+#include <net/netns/generic.h>
 #include <net/route.h>
 #include <net/udp.h>
 #include <net/udp_tunnel.h>
@@ -42,10 +46,55 @@
 #include "sroce_qp.h"
 #include "sroce_trace.h"
 
-static struct socket *sroce_sock4;
-static struct socket *sroce_sock6;
+/*
+ * A network namespace's RoCEv2 sockets: one per address family (IPv6's
+ * NULL where the kernel has no IPv6), bound to port 4791 while the
+ * namespace has an sroce device. sroce_net_get() at "rdma link add"
+ * opens them for the first, sroce_net_put() at the device's end closes
+ * them with the last. Writers hold sroce_netns_lock; the transmit path
+ * reads them under RCU.
+ */
+struct sroce_netns {
+	struct socket __rcu	*sock4;
+	struct socket __rcu	*sock6;
+	unsigned int		links;
+};
+
+static unsigned int sroce_net_id;
+static DEFINE_MUTEX(sroce_netns_lock);
+static udp_tunnel_encap_rcv_t sroce_encap_rcv;
+
+static struct sroce_netns *sroce_netns(const struct net *net)
+{
+	return net_generic(net, sroce_net_id);
+}
+
+/* Where a QP's packets leave: its netdev's namespace and sockets */
+struct sroce_xmit_ns {
+	struct net	*net;
+	struct sock	*sk4;
+	struct sock	*sk6;		/* NULL without IPv6 */
+};
+
+/* RCU held: false if the namespace has no sockets (its end is near) */
+static bool sroce_xmit_ns(struct sroce_qp *qp, struct sroce_xmit_ns *xn)
+{
+	struct sroce_netns *ns;
+	struct socket *s4, *s6;
+
+	xn->net = dev_net(qp->sdev->ndev);
+	ns = sroce_netns(xn->net);
+	s4 = rcu_dereference(ns->sock4);
+	s6 = rcu_dereference(ns->sock6);
+	if (!s4)
+		return false;
+	xn->sk4 = s4->sk;
+	xn->sk6 = s6 ? s6->sk : NULL;
+	return true;
+}
 
 static struct dst_entry *sroce_lookup4(struct sroce_qp *qp,
+				       const struct sroce_xmit_ns *xn,
 				       __be32 saddr, __be32 daddr)
 {
 	struct rtable *rt;
@@ -56,26 +105,26 @@ static struct dst_entry *sroce_lookup4(struct sroce_qp *qp,
 	fl.flowi4_proto = IPPROTO_UDP;
 	fl.saddr = saddr;
 	fl.daddr = daddr;
-	rt = ip_route_output_key(&init_net, &fl);
+	rt = ip_route_output_key(xn->net, &fl);
 	return IS_ERR(rt) ? NULL : &rt->dst;
 }
 
 static struct dst_entry *sroce_lookup6(struct sroce_qp *qp,
+				       const struct sroce_xmit_ns *xn,
 				       const struct in6_addr *saddr,
 				       const struct in6_addr *daddr)
 {
 	struct dst_entry *dst;
 	struct flowi6 fl;
 
-	if (!IS_ENABLED(CONFIG_IPV6) || !sroce_sock6)
+	if (!IS_ENABLED(CONFIG_IPV6) || !xn->sk6)
 		return NULL;
 	memset(&fl, 0, sizeof(fl));
 	fl.flowi6_oif = qp->sdev->ndev->ifindex;
 	fl.flowi6_proto = IPPROTO_UDP;
 	fl.saddr = *saddr;
 	fl.daddr = *daddr;
-	dst = ipv6_stub->ipv6_dst_lookup_flow(&init_net, sroce_sock6->sk, &fl,
-					      NULL);
+	dst = ipv6_stub->ipv6_dst_lookup_flow(xn->net, xn->sk6, &fl, NULL);
 	return IS_ERR(dst) ? NULL : dst;
 }
 
@@ -91,12 +140,14 @@ static bool sroce_skb_mcast(struct sk_buff *skb)
  * UD send may go elsewhere, so nothing is cached.
  */
 static struct dst_entry *sroce_route_pkt(struct sroce_qp *qp,
+					 const struct sroce_xmit_ns *xn,
 					 struct sk_buff *skb)
 {
 	if (skb->protocol == htons(ETH_P_IP))
-		return sroce_lookup4(qp, ip_hdr(skb)->saddr,
+		return sroce_lookup4(qp, xn, ip_hdr(skb)->saddr,
 				     ip_hdr(skb)->daddr);
-	return sroce_lookup6(qp, &ipv6_hdr(skb)->saddr, &ipv6_hdr(skb)->daddr);
+	return sroce_lookup6(qp, xn, &ipv6_hdr(skb)->saddr,
+			     &ipv6_hdr(skb)->daddr);
 }
 
 void sroce_route_init(struct sroce_route *r)
@@ -127,6 +178,7 @@ static u32 sroce_route_cookie(struct dst_entry *dst)
  * of a newer path already. BHs off.
  */
 static struct dst_entry *sroce_route_qp(struct sroce_qp *qp,
+					const struct sroce_xmit_ns *xn,
 					struct sk_buff *skb)
 {
 	struct sroce_route *r = &qp->route;
@@ -143,7 +195,7 @@ static struct dst_entry *sroce_route_qp(struct sroce_qp *qp,
 	}
 	spin_unlock(&r->lock);
 
-	dst = sroce_route_pkt(qp, skb);
+	dst = sroce_route_pkt(qp, xn, skb);
 	if (!dst)
 		return NULL;
 	spin_lock(&r->lock);
@@ -199,7 +251,11 @@ static void sroce_loop_run(struct tasklet_struct *t)
 		tasklet_schedule(t);
 }
 
-/* BHs off: queue @skb, or drop it at the bound. */
+/*
+ * BHs off: queue @skb, or drop it at the bound. While it waits, skb->dev
+ * is the sending device's netdev, held: the receive side finds the
+ * namespace and the link the packet was sent in through it, and puts it.
+ */
 static void sroce_loop_queue(struct sroce_dev *sdev, struct sk_buff *skb)
 {
 	struct sroce_loop *l = this_cpu_ptr(&sroce_loop);
@@ -209,6 +265,8 @@ static void sroce_loop_queue(struct sroce_dev *sdev, struct sk_buff *skb)
 		kfree_skb(skb);
 		return;
 	}
+	skb->dev = sdev->ndev;
+	dev_hold(skb->dev);
 	skb_queue_tail(&l->queue, skb);
 	tasklet_schedule(&l->tasklet);
 }
@@ -223,7 +281,6 @@ static void sroce_loop_queue(struct sroce_dev *sdev, struct sk_buff *skb)
 static void sroce_loop_deliver(struct sroce_dev *sdev, struct sk_buff *skb)
 {
 	sroce_count(sdev, SROCE_CNT_TX_LOCAL);
-	SROCE_SKB_CB(skb)->ifindex = sdev->ndev->ifindex;
 	SROCE_SKB_CB(skb)->mcast_ifindex = 0;
 	sroce_loop_queue(sdev, skb);
 }
@@ -245,8 +302,6 @@ static void sroce_loop_mcast(struct sroce_dev *sdev, struct sk_buff *skb)
 	if (!copy)
 		return;
 	skb_dst_drop(copy);
-	copy->dev = NULL;	/* held by nothing while queued */
-	SROCE_SKB_CB(copy)->ifindex = sdev->ndev->ifindex;
 	SROCE_SKB_CB(copy)->mcast_ifindex = skb->dev->ifindex;
 	sroce_loop_queue(sdev, copy);
 }
@@ -271,13 +326,17 @@ static void sroce_loop_init(void (*rcv)(struct sk_buff *skb))
  */
 static void sroce_loop_exit(void)
 {
+	struct sk_buff *skb;
 	int cpu;
 
 	for_each_possible_cpu(cpu) {
 		struct sroce_loop *l = per_cpu_ptr(&sroce_loop, cpu);
 
 		tasklet_kill(&l->tasklet);
-		skb_queue_purge(&l->queue);
+		while ((skb = skb_dequeue(&l->queue))) {
+			dev_put(skb->dev);
+			kfree_skb(skb);
+		}
 	}
 }
 
@@ -295,24 +354,30 @@ void sroce_xmit(struct sroce_qp *qp, struct sk_buff_head *list)
 {
 	bool connected = !sroce_qp_is_ud(qp);
 	struct dst_entry *dst = NULL;
+	struct sroce_xmit_ns xn;
 	struct sk_buff *skb;
+	bool have_ns;
 	u32 gen = 0;
 	u32 len;
 
 	if (skb_queue_empty(list))
 		return;
 	local_bh_disable();
+	rcu_read_lock();
+	have_ns = sroce_xmit_ns(qp, &xn);
 	while ((skb = __skb_dequeue(list))) {
 		struct dst_entry *d;
 
-		if (!connected) {
-			d = sroce_route_pkt(qp, skb);
+		if (!have_ns) {
+			d = NULL;
+		} else if (!connected) {
+			d = sroce_route_pkt(qp, &xn, skb);
 		} else {
 			/* a batch is built for one path, or rarely two */
 			if (!dst || SROCE_SKB_CB(skb)->av_gen != gen) {
 				dst_release(dst);
 				gen = SROCE_SKB_CB(skb)->av_gen;
-				dst = sroce_route_qp(qp, skb);
+				dst = sroce_route_qp(qp, &xn, skb);
 			}
 			d = dst_clone(dst);	/* NULL if no route */
 		}
@@ -342,17 +407,19 @@ void sroce_xmit(struct sroce_qp *qp, struct sk_buff_head *list)
 		}
 		if (skb->protocol == htons(ETH_P_IPV6)) {
 			memset(IP6CB(skb), 0, sizeof(*IP6CB(skb)));
-			ip6_local_out(&init_net, sroce_sock6->sk, skb);
+			ip6_local_out(xn.net, xn.sk6, skb);
 		} else {
 			memset(IPCB(skb), 0, sizeof(*IPCB(skb)));
-			ip_local_out(&init_net, sroce_sock4->sk, skb);
+			ip_local_out(xn.net, xn.sk4, skb);
 		}
 	}
 	dst_release(dst);
+	rcu_read_unlock();
 	local_bh_enable();
 }
 
-static struct socket *sroce_udp_open(bool ipv6, udp_tunnel_encap_rcv_t rcv)
+static struct socket *sroce_udp_open(struct net *net, bool ipv6,
+				     udp_tunnel_encap_rcv_t rcv)
 {
 	struct udp_tunnel_sock_cfg tnl = {
 		.encap_type = 1,
@@ -373,10 +440,10 @@ static struct socket *sroce_udp_open(bool ipv6, udp_tunnel_encap_rcv_t rcv)
 		cfg.family = AF_INET;
 	}
 
-	err = udp_sock_create(&init_net, &cfg, &sock);
+	err = udp_sock_create(net, &cfg, &sock);
 	if (err)
 		return ERR_PTR(err);
-	setup_udp_tunnel_sock(&init_net, sock, &tnl);
+	setup_udp_tunnel_sock(net, sock, &tnl);
 	/*
 	 * That turns IPv4 multicast loopback off, not IPv6's: a datagram we
 	 * send to a group we joined would come back on top of the local
@@ -395,7 +462,7 @@ static struct socket *sroce_udp_open(bool ipv6, udp_tunnel_encap_rcv_t rcv)
  * and then the message says where to look. The kernel does not know a
  * socket's process, but its inode names it in ss and /proc/PID/fd.
  */
-static void sroce_port_taken(bool ipv6)
+static void sroce_port_taken(struct net *net, bool ipv6)
 {
 	const char *fam = ipv6 ? "IPv6" : "IPv4";
 	struct sock *sk = NULL;
@@ -403,13 +470,13 @@ static void sroce_port_taken(bool ipv6)
 	rcu_read_lock();
 #if IS_ENABLED(CONFIG_NF_TPROXY_IPV4) || IS_ENABLED(CONFIG_NF_SOCKET_IPV4)
 	if (!ipv6)
-		sk = udp4_lib_lookup(&init_net, 0, 0, 0,
+		sk = udp4_lib_lookup(net, 0, 0, 0,
 				     htons(ROCE_V2_UDP_DPORT), 0);
 #endif
 #if IS_ENABLED(CONFIG_IPV6) && \
 	(IS_ENABLED(CONFIG_NF_TPROXY_IPV6) || IS_ENABLED(CONFIG_NF_SOCKET_IPV6))
 	if (ipv6)
-		sk = udp6_lib_lookup(&init_net, &in6addr_any, 0, &in6addr_any,
+		sk = udp6_lib_lookup(net, &in6addr_any, 0, &in6addr_any,
 				     htons(ROCE_V2_UDP_DPORT), 0);
 #endif
 	rcu_read_unlock();
@@ -431,51 +498,130 @@ static void sroce_port_taken(bool ipv6)
 }
 
 /*
- * Take UDP port 4791 with one socket per address family, whose packets
- * go to @udp_rcv, and start local delivery to @loop_rcv: the receive
- * entry point's two doors.
+ * Take UDP port 4791 of @net with one socket per address family, whose
+ * packets go to the receive entry point. sroce_netns_lock held.
  */
-int sroce_net_open(udp_tunnel_encap_rcv_t udp_rcv,
-		   void (*loop_rcv)(struct sk_buff *skb))
+static int sroce_netns_open(struct net *net, struct sroce_netns *ns)
 {
-	struct socket *sock;
+	struct socket *sock4, *sock6 = NULL;
 	bool ipv6 = false;
+	int err;
 
-	sroce_loop_init(loop_rcv);
-	sock = sroce_udp_open(false, udp_rcv);
-	if (IS_ERR(sock))
-		goto err;
-	sroce_sock4 = sock;
-
-	if (IS_ENABLED(CONFIG_IPV6)) {
+	sock4 = sroce_udp_open(net, false, sroce_encap_rcv);
+	err = PTR_ERR_OR_ZERO(sock4);
+	if (!err && IS_ENABLED(CONFIG_IPV6)) {
 		ipv6 = true;
-		sock = sroce_udp_open(true, udp_rcv);
+		sock6 = sroce_udp_open(net, true, sroce_encap_rcv);
+		err = PTR_ERR_OR_ZERO(sock6);
 		/* A kernel booted with ipv6.disable=1 has no AF_INET6. */
-		if (IS_ERR(sock) && PTR_ERR(sock) != -EAFNOSUPPORT)
-			goto err_close4;
-		sroce_sock6 = IS_ERR(sock) ? NULL : sock;
+		if (err == -EAFNOSUPPORT) {
+			sock6 = NULL;
+			err = 0;
+		}
+		if (err)
+			udp_tunnel_sock_release(sock4);
 	}
+	if (err == -EADDRINUSE)
+		sroce_port_taken(net, ipv6);
+	else if (err)
+		pr_err("cannot open the RoCEv2 UDP socket: %d\n", err);
+	if (err)
+		return err;
+	rcu_assign_pointer(ns->sock4, sock4);
+	rcu_assign_pointer(ns->sock6, sock6);
 	return 0;
-
-err_close4:
-	udp_tunnel_sock_release(sroce_sock4);
-	sroce_sock4 = NULL;
-err:
-	sroce_loop_exit();
-	if (PTR_ERR(sock) == -EADDRINUSE)
-		sroce_port_taken(ipv6);
-	else
-		pr_err("cannot open the RoCEv2 UDP socket: %ld\n",
-		       PTR_ERR(sock));
-	return PTR_ERR(sock);
 }
 
-void sroce_net_close(void)
+/* sroce_netns_lock held; the transmit path may be reading them */
+static void sroce_netns_close(struct sroce_netns *ns)
 {
-	if (sroce_sock6)
-		udp_tunnel_sock_release(sroce_sock6);
-	udp_tunnel_sock_release(sroce_sock4);
-	sroce_sock4 = NULL;
-	sroce_sock6 = NULL;
+	struct socket *sock4 = rcu_dereference_protected(ns->sock4,
+					lockdep_is_held(&sroce_netns_lock));
+	struct socket *sock6 = rcu_dereference_protected(ns->sock6,
+					lockdep_is_held(&sroce_netns_lock));
+
+	RCU_INIT_POINTER(ns->sock4, NULL);
+	RCU_INIT_POINTER(ns->sock6, NULL);
+	/* each waits for RCU readers before it shuts its socket down */
+	if (sock6)
+		udp_tunnel_sock_release(sock6);
+	if (sock4)
+		udp_tunnel_sock_release(sock4);
+}
+
+/*
+ * A device is made on a netdev of @net: the namespace's sockets are
+ * opened for its first. Fails if port 4791 is taken there.
+ */
+int sroce_net_get(struct net *net)
+{
+	struct sroce_netns *ns = sroce_netns(net);
+	int err = 0;
+
+	mutex_lock(&sroce_netns_lock);
+	if (!ns->links)
+		err = sroce_netns_open(net, ns);
+	if (!err)
+		ns->links++;
+	mutex_unlock(&sroce_netns_lock);
+	return err;
+}
+
+/* A device of @net is gone: its last closes the sockets */
+void sroce_net_put(struct net *net)
+{
+	struct sroce_netns *ns = sroce_netns(net);
+
+	mutex_lock(&sroce_netns_lock);
+	if (ns->links && !--ns->links)
+		sroce_netns_close(ns);
+	mutex_unlock(&sroce_netns_lock);
+}
+
+/*
+ * A namespace ends. Its devices ended before (sroce_device.c's pernet
+ * exit, which runs first, waits for them): nothing should be left.
+ */
+static void __net_exit sroce_netns_exit(struct net *net)
+{
+	struct sroce_netns *ns = sroce_netns(net);
+
+	mutex_lock(&sroce_netns_lock);
+	if (ns->links) {
+		pr_err("a network namespace ends with %u sroce devices\n",
+		       ns->links);
+		ns->links = 0;
+		sroce_netns_close(ns);
+	}
+	mutex_unlock(&sroce_netns_lock);
+}
+
+static struct pernet_operations sroce_netns_ops = {
+	.exit = sroce_netns_exit,
+	.id = &sroce_net_id,
+	.size = sizeof(struct sroce_netns),
+};
+
+/*
+ * At module load: packets of the namespaces' sockets will go to @udp_rcv,
+ * local deliveries to @loop_rcv: the receive entry point's two doors.
+ */
+int sroce_net_init(udp_tunnel_encap_rcv_t udp_rcv,
+		   void (*loop_rcv)(struct sk_buff *skb))
+{
+	int err;
+
+	sroce_encap_rcv = udp_rcv;
+	sroce_loop_init(loop_rcv);
+	err = register_pernet_subsys(&sroce_netns_ops);
+	if (err)
+		sroce_loop_exit();
+	return err;
+}
+
+/* At unload, every device gone: so are the sockets */
+void sroce_net_exit(void)
+{
+	unregister_pernet_subsys(&sroce_netns_ops);
 	sroce_loop_exit();
 }

@@ -41,10 +41,9 @@ struct sroce_route;
 struct sroce_skb_cb {
 	u32			av_gen;
 	u8			trailer;	/* pad and ICRC bytes */
-	/* Local delivery: the sending device's netdev, and for a copy of
-	 * a multicast datagram the netdev it left on (0 for unicast).
+	/* Local delivery of a copy of a multicast datagram: the netdev it
+	 * left on, in the sender's namespace (0 for unicast).
 	 */
-	int			ifindex;
 	int			mcast_ifindex;
 };
 
@@ -52,9 +51,11 @@ struct sroce_skb_cb {
 
 void sroce_route_init(struct sroce_route *r);
 void sroce_route_release(struct sroce_route *r);
-int sroce_net_open(udp_tunnel_encap_rcv_t udp_rcv,
+int sroce_net_init(udp_tunnel_encap_rcv_t udp_rcv,
 		   void (*loop_rcv)(struct sk_buff *skb));
-void sroce_net_close(void);
+void sroce_net_exit(void);
+int sroce_net_get(struct net *net);
+void sroce_net_put(struct net *net);
 
 /*
  * Zero-copy transmit keeps the verbs contract: a send WQE completes only

@@ -47,35 +47,36 @@ static bool sroce_owns(struct ib_device *ibdev)
 }
 
 /*
- * The netdev that owns the packet's destination address; RCU held. An
- * IPv6 link-local address names a host on one link only, and several
- * netdevs (a VLAN and its parent) may carry the same one: with
- * @ifindex, the sender's netdev, it is looked up on that link alone.
+ * The netdev that owns the packet's destination address, in the
+ * namespace of skb->dev (the netdev it came in on, or the sending
+ * device's); RCU held. An IPv6 link-local address names a host on one
+ * link only, and several netdevs (a VLAN and its parent) may carry the
+ * same one: with @local, the packet was sent here by skb->dev's device,
+ * and it is looked up on that link alone.
  */
-static struct net_device *sroce_addr_owner(struct sk_buff *skb, int ifindex)
+static struct net_device *sroce_addr_owner(struct sk_buff *skb, bool local)
 {
+	struct net *net = dev_net(skb->dev);
 	const struct in6_addr *d6;
-	struct net_device *dev;
 
 	if (skb->protocol == htons(ETH_P_IP))
-		return __ip_dev_find(&init_net, ip_hdr(skb)->daddr, false);
+		return __ip_dev_find(net, ip_hdr(skb)->daddr, false);
 	if (!IS_ENABLED(CONFIG_IPV6))
 		return NULL;
 	d6 = &ipv6_hdr(skb)->daddr;
-	if (!ifindex || !(ipv6_addr_type(d6) & IPV6_ADDR_LINKLOCAL))
-		return ipv6_dev_find(&init_net, d6, NULL);
-	dev = dev_get_by_index_rcu(&init_net, ifindex);
-	return dev && ipv6_chk_addr(&init_net, d6, dev, 1) ? dev : NULL;
+	if (!local || !(ipv6_addr_type(d6) & IPV6_ADDR_LINKLOCAL))
+		return ipv6_dev_find(net, d6, NULL);
+	return ipv6_chk_addr(net, d6, skb->dev, 1) ? skb->dev : NULL;
 }
 
 /* The RDMA device (referenced) of the netdev owning the destination */
-static struct ib_device *sroce_local_device(struct sk_buff *skb, int ifindex)
+static struct ib_device *sroce_local_device(struct sk_buff *skb, bool local)
 {
 	struct ib_device *ibdev = NULL;
 	struct net_device *ndev;
 
 	rcu_read_lock();
-	ndev = sroce_addr_owner(skb, ifindex);
+	ndev = sroce_addr_owner(skb, local);
 	if (ndev)
 		ibdev = ib_device_get_by_netdev(ndev, RDMA_DRIVER_RXE);
 	rcu_read_unlock();
@@ -95,15 +96,17 @@ static bool sroce_rx_forged_local(struct sk_buff *skb)
 	    skb->pkt_type == PACKET_LOOPBACK)
 		return true;
 	if (skb->protocol == htons(ETH_P_IP))
-		return __ip_dev_find(&init_net, ip_hdr(skb)->saddr, false);
+		return __ip_dev_find(dev_net(skb->dev), ip_hdr(skb)->saddr,
+				     false);
 	return IS_ENABLED(CONFIG_IPV6) &&
-	       ipv6_chk_addr(&init_net, &ipv6_hdr(skb)->saddr, NULL, 0);
+	       ipv6_chk_addr(dev_net(skb->dev), &ipv6_hdr(skb)->saddr, NULL,
+			     0);
 }
 
 /* Count and report it on the device its destination belongs to. */
 static void sroce_rx_drop_local(struct sk_buff *skb)
 {
-	struct ib_device *ibdev = sroce_local_device(skb, 0);
+	struct ib_device *ibdev = sroce_local_device(skb, false);
 
 	if (!ibdev)
 		return;
@@ -183,11 +186,11 @@ static bool sroce_ud_dest_ok(struct sroce_dev *sdev, struct sk_buff *skb)
 
 	rcu_read_lock();
 	if (skb->protocol == htons(ETH_P_IP))
-		ok = __ip_dev_find(&init_net, ip_hdr(skb)->daddr, false) ==
-		     sdev->ndev;
+		ok = __ip_dev_find(dev_net(sdev->ndev), ip_hdr(skb)->daddr,
+				   false) == sdev->ndev;
 	else
 		ok = IS_ENABLED(CONFIG_IPV6) &&
-		     ipv6_chk_addr(&init_net, &ipv6_hdr(skb)->daddr,
+		     ipv6_chk_addr(dev_net(sdev->ndev), &ipv6_hdr(skb)->daddr,
 				   sdev->ndev, 1);
 	rcu_read_unlock();
 	if (!ok)
@@ -208,7 +211,7 @@ static bool sroce_ud_src_ok(struct sroce_dev *sdev, struct sk_buff *skb)
 
 	if (skb->protocol != htons(ETH_P_IP))
 		return true;
-	type = inet_addr_type(&init_net, ip_hdr(skb)->saddr);
+	type = inet_addr_type(dev_net(sdev->ndev), ip_hdr(skb)->saddr);
 	if (type == RTN_UNICAST || type == RTN_LOCAL)
 		return true;
 	sroce_count(sdev, SROCE_CNT_RX_DROP_DEST);
@@ -354,39 +357,31 @@ drop:
 }
 
 /*
- * A copy of a multicast datagram @sdev sent on netdev @ifindex: for the
- * device's own QPs attached to the group, as on an HCA's port. RCU held.
+ * A copy of a multicast datagram @sdev sent on netdev @ifindex (of its
+ * namespace): for the device's own QPs attached to the group, as on an
+ * HCA's port. RCU held.
  */
 static void sroce_loop_mcast_rcv(struct sroce_dev *sdev, struct sk_buff *skb,
 				 int ifindex)
 {
-	struct net_device *dev = dev_get_by_index_rcu(&init_net, ifindex);
+	struct net_device *dev;
 
+	dev = dev_get_by_index_rcu(dev_net(sdev->ndev), ifindex);
 	if (!dev)
 		return;			/* gone meanwhile */
 	skb->dev = dev;			/* as it left: its VLAN, if any */
 	sroce_mcast_loopback(sdev, skb);
 }
 
-/* The RDMA device of netdev @ifindex, referenced, or NULL. RCU held. */
-static struct ib_device *sroce_ifindex_device(int ifindex)
-{
-	struct net_device *ndev = dev_get_by_index_rcu(&init_net, ifindex);
-
-	return ndev ? ib_device_get_by_netdev(ndev, RDMA_DRIVER_RXE) : NULL;
-}
-
 /*
  * A local packet lost for want of memory, counted as a transmit drop of
- * the device that sent it (netdev @ifindex).
+ * the device that sent it (on netdev @from).
  */
-static void sroce_loop_nomem(int ifindex)
+static void sroce_loop_nomem(struct net_device *from)
 {
 	struct ib_device *ibdev;
 
-	rcu_read_lock();
-	ibdev = sroce_ifindex_device(ifindex);
-	rcu_read_unlock();
+	ibdev = ib_device_get_by_netdev(from, RDMA_DRIVER_RXE);
 	if (!ibdev)
 		return;
 	if (sroce_owns(ibdev))
@@ -396,11 +391,13 @@ static void sroce_loop_nomem(int ifindex)
 
 /*
  * The wire layer's local delivery queue: a packet to an address of this
- * host, or a multicast copy. Softirq. Frees @skb.
+ * host, or a multicast copy, sent by the device of netdev skb->dev, which
+ * the queue held for it (put here). Softirq. Frees @skb.
  */
 static void sroce_loop_rcv(struct sk_buff *skb)
 {
 	const struct sroce_skb_cb *cb = SROCE_SKB_CB(skb);
+	struct net_device *from = skb->dev;
 	struct ib_device *ibdev;
 
 	/*
@@ -408,13 +405,13 @@ static void sroce_loop_rcv(struct sk_buff *skb)
 	 * read now; that lets go of them, and the WQE may complete.
 	 */
 	if (skb_linearize(skb)) {
-		sroce_loop_nomem(cb->ifindex);
+		sroce_loop_nomem(from);
 		kfree_skb(skb);
-		return;
+		goto out;
 	}
 	if (cb->mcast_ifindex) {
+		ibdev = ib_device_get_by_netdev(from, RDMA_DRIVER_RXE);
 		rcu_read_lock();
-		ibdev = sroce_ifindex_device(cb->ifindex);
 		if (ibdev && sroce_owns(ibdev))
 			sroce_loop_mcast_rcv(to_sdev(ibdev), skb,
 					     cb->mcast_ifindex);
@@ -422,25 +419,27 @@ static void sroce_loop_rcv(struct sk_buff *skb)
 		if (ibdev)
 			ib_device_put(ibdev);
 		kfree_skb(skb);
-		return;
+		goto out;
 	}
-	ibdev = sroce_local_device(skb, cb->ifindex);
+	ibdev = sroce_local_device(skb, true);
 	if (!ibdev) {
 		kfree_skb(skb);		/* address gone meanwhile */
-		return;
+		goto out;
 	}
 	/* as if it had come in on the receiving device's netdev */
 	if (sroce_owns(ibdev))
 		skb->dev = to_sdev(ibdev)->ndev;
 	sroce_rcv(skb, ibdev);		/* puts ibdev, frees skb */
+out:
+	dev_put(from);
 }
 
 int sroce_recv_init(void)
 {
-	return sroce_net_open(sroce_udp_rcv, sroce_loop_rcv);
+	return sroce_net_init(sroce_udp_rcv, sroce_loop_rcv);
 }
 
 void sroce_recv_exit(void)
 {
-	sroce_net_close();
+	sroce_net_exit();
 }

@@ -107,9 +107,18 @@ int sroce_query_port(struct ib_device *ibdev, u32 port,
 	attr->max_msg_sz = SROCE_PORT_MAX_MSG_SZ;
 	attr->max_vl_num = 1;
 
-	/* Takes RTNL; query_port is only called from process context. */
-	return ib_get_eth_speed(ibdev, port, &attr->active_speed,
-				&attr->active_width);
+	/*
+	 * Takes RTNL; query_port is only called from process context. A
+	 * netdev going away (the core let go of it already) leaves a port
+	 * that is down, not a failed query: the core's cache update after
+	 * the port event would log one.
+	 */
+	if (ib_get_eth_speed(ibdev, port, &attr->active_speed,
+			     &attr->active_width) == -ENODEV) {
+		attr->active_speed = IB_SPEED_SDR;
+		attr->active_width = IB_WIDTH_1X;
+	}
+	return 0;
 }
 
 int sroce_modify_port(struct ib_device *ibdev, u32 port, int mask,

@@ -1,0 +1,91 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Topology "pair": each guest moves its NIC into a namespace "pod", as a
+# container runtime hands a pod its interface, and makes its sroce
+# device there. RC (ibv_rc_pingpong) and rdma_cm (rping) between the two
+# pods, data checked. Then the pod is deleted with its link alive: the
+# NIC goes home to the initial namespace, the device that was bound to
+# it ends (the namespace's end waits for it), the pod's sockets close;
+# a new link on the returned NIC carries RC traffic again.
+. "$(dirname "$0")/../lib.sh"
+
+pod() { ip netns exec pod "$@"; }
+
+ktap_begin
+sroce_install_module || exit 1
+sroce_setup_net || exit 1
+modprobe rdma_sroce
+
+ip netns add pod
+check "eth0 into the pod" ip link set eth0 netns pod
+pod ip link set lo up
+pod ip link set eth0 up
+pod ip addr add "$SROCE_IP/24" dev eth0
+check "rdma link add in the pod" pod rdma link add sroce0 type sroce netdev eth0
+check "the pod's GID" wait_for 30 bash -c \
+	"ip netns exec pod ibv_devinfo -v -d sroce0 | grep -q '::ffff:$SROCE_IP, RoCE v2'"
+check "the pod binds port 4791, the host does not" \
+	bash -c '[ "$(ip netns exec pod ss -Huln "sport = :4791" | wc -l)" -eq 2 ] &&
+		 [ "$(ss -Huln "sport = :4791" | wc -l)" -eq 0 ]'
+
+# pair_app's server waits for its port with ss in our namespace: serve
+# from the pod, with the port polled there.
+pod_app() { # SERVER_ROLE PORT CMD...
+	local srv=$1 port=$2 pid rc
+
+	shift 2
+	if [ "$SROCE_ROLE" = "$srv" ]; then
+		pod timeout "$(app_timeout)" "$@" -p "$port" > /tmp/app.log 2>&1 &
+		pid=$!
+		wait_for 60 bash -c "ip netns exec pod ss -ltn | grep -q ':$port '"
+		sync_peer "start$port"
+		wait "$pid"
+		rc=$?
+	else
+		sync_peer "start$port"
+		pod timeout "$(app_timeout)" "$@" -p "$port" "$SROCE_PEER_IP" \
+			> /tmp/app.log 2>&1
+		rc=$?
+	fi
+	sync_peer "end$port"
+	return $rc
+}
+
+pod_app a 18991 ibv_rc_pingpong -d sroce0 -g 1 -s 4096 -n 200 -c
+app_report "pod to pod: ibv_rc_pingpong 4 KiB x 200, buffers checked" $?
+
+if [ "$SROCE_ROLE" = a ]; then
+	pod timeout "$(app_timeout)" rping -s -a "$SROCE_IP" -p 18992 -C 20 -V \
+		> /tmp/rping.log 2>&1 &
+	pid=$!
+	wait_for 60 bash -c "rdma res show cm_id | grep -q 'LISTEN .*:18992'"
+	sync_peer rping
+	wait "$pid"
+	app_report "pod to pod: rping server, 20 verified transfers" $?
+else
+	sync_peer rping
+	pod timeout "$(app_timeout)" rping -c -a "$SROCE_PEER_IP" -p 18992 \
+		-C 20 -V > /tmp/app.log 2>&1
+	app_report "pod to pod: rping client, 20 verified transfers" $?
+fi
+sync_peer rping-done
+
+check "ip netns delete pod, its link alive" ip netns delete pod
+check "eth0 is home" wait_for 60 ip link show eth0
+check "the device bound to it ended" wait_for 60 bash -c '! ibdev_exists sroce0'
+check "no socket left on port 4791" \
+	test "$(ss -Huan 'sport = :4791' | wc -l)" -eq 0
+ip link set eth0 up
+ip addr replace "$SROCE_IP/24" dev eth0
+sroce_link_up eth0 sroce0
+sync_peer home
+if pair_app a 18993 ibv_rc_pingpong -d sroce0 -g 1 -s 4096 -n 50 -c; then
+	ktap_ok "at home again: ibv_rc_pingpong, buffers checked"
+else
+	ktap_fail "at home again: ibv_rc_pingpong, buffers checked"
+	tail -n 5 /tmp/app.log | sed 's/^/#   /'
+fi
+check "rdma link delete" rdma link delete sroce0
+check "rmmod" rmmod rdma_sroce
+ktap_end
