@@ -82,6 +82,8 @@ struct sroce_dev {
 
 struct sroce_ucontext {
 	struct ib_ucontext	ibuc;
+	/* its uverbs file's, once it mapped a ring (sroce_queue.c) */
+	struct address_space	*mapping;
 };
 
 struct sroce_pd {

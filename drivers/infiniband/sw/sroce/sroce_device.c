@@ -116,6 +116,7 @@ static const struct ib_device_ops sroce_dev_ops = {
 	.destroy_qp = sroce_destroy_qp,
 	.destroy_srq = sroce_destroy_srq,
 	.detach_mcast = sroce_detach_mcast,
+	.disassociate_ucontext = sroce_disassociate_ucontext,
 	.device_group = &sroce_attr_group,
 	.fill_res_cq_entry = sroce_fill_res_cq_entry,
 	.fill_res_qp_entry = sroce_fill_res_qp_entry,

@@ -8,7 +8,9 @@
  * struct mminfo. The provider keeps its mapping until after the destroy
  * command returns, so destroy only removes the entry: the buffer is freed
  * in sroce_mmap_free() when the core drops the entry's last reference,
- * and pages still mapped keep their own references.
+ * and pages still mapped keep their own references. A device that goes
+ * while a process holds it takes the rings out of its address space
+ * (sroce_disassociate_ucontext()).
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -99,6 +101,8 @@ int sroce_queue_mminfo(struct sroce_queue *q, struct mminfo *mi)
 
 int sroce_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma)
 {
+	struct sroce_ucontext *uctx =
+		container_of(ibuc, struct sroce_ucontext, ibuc);
 	struct rdma_user_mmap_entry *entry;
 	struct sroce_mmap *m;
 	int err;
@@ -112,7 +116,32 @@ int sroce_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma)
 	else
 		err = remap_vmalloc_range(vma, m->buf, 0);
 	rdma_user_mmap_entry_put(entry);
+	/* a context's mappings are all of its one uverbs file */
+	if (!err)
+		WRITE_ONCE(uctx->mapping, vma->vm_file->f_mapping);
 	return err;
+}
+
+/*
+ * The device ends, or moves to another namespace, while a process still
+ * holds context @ibuc: the core destroyed its objects already (the
+ * kernel touches none of its rings any more) and tells the process
+ * IBV_EVENT_DEVICE_FATAL. Take the rings out of its address space, so
+ * that a touch afterwards gets SIGBUS (the core's fault handler, for a
+ * mapping the core does not track) rather than quietly reading and
+ * writing rings nobody serves; the pages are freed once unmapped.
+ * Offsets are per context, so the whole uverbs file is unmapped: every
+ * context of the device is being disassociated with this one.
+ */
+void sroce_disassociate_ucontext(struct ib_ucontext *ibuc)
+{
+	struct sroce_ucontext *uctx =
+		container_of(ibuc, struct sroce_ucontext, ibuc);
+	struct address_space *mapping = READ_ONCE(uctx->mapping);
+
+	/* the file is open while its context lives: its inode too */
+	if (mapping)
+		unmap_mapping_range(mapping, 0, 0, 1);
 }
 
 void sroce_mmap_free(struct rdma_user_mmap_entry *entry)

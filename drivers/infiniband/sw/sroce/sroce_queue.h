@@ -104,6 +104,7 @@ static inline void sroce_queue_publish(struct sroce_queue *q, u32 *prod)
 }
 
 int sroce_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma);
+void sroce_disassociate_ucontext(struct ib_ucontext *ibuc);
 void sroce_mmap_free(struct rdma_user_mmap_entry *entry);
 
 #endif /* SROCE_QUEUE_H */
