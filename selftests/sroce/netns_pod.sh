@@ -7,7 +7,9 @@
 # pods, data checked. Then the pod is deleted with its link alive: the
 # NIC goes home to the initial namespace, the device that was bound to
 # it ends (the namespace's end waits for it), the pod's sockets close;
-# a new link on the returned NIC carries RC traffic again.
+# a new link on the returned NIC carries RC traffic again. Last, a pod
+# holding a macvlan child of the NIC (Kubernetes' shared-device
+# pattern): RC between the two guests' pods over the macvlans.
 . "$(dirname "$0")/../lib.sh"
 
 pod() { ip netns exec pod "$@"; }
@@ -87,5 +89,26 @@ else
 	tail -n 5 /tmp/app.log | sed 's/^/#   /'
 fi
 check "rdma link delete" rdma link delete sroce0
+
+# The Kubernetes shared-device pattern: the pod gets a macvlan child of
+# the host's NIC (its own MAC and address), the host keeps the NIC.
+ip netns add pod
+mv_ip=10.77.0.1 mv_peer=10.77.0.2
+[ "$SROCE_ROLE" = b ] && mv_ip=10.77.0.2 mv_peer=10.77.0.1
+check "a macvlan child of eth0 into the pod" bash -c \
+	'ip link add mv0 link eth0 type macvlan mode bridge &&
+	 ip link set mv0 netns pod'
+pod ip link set lo up
+pod ip link set mv0 up
+pod ip addr add "$mv_ip/24" dev mv0
+check "rdma link add on the macvlan, in the pod" \
+	pod rdma link add smv0 type sroce netdev mv0
+check "its GID" wait_for 30 bash -c \
+	"ip netns exec pod ibv_devinfo -v -d smv0 | grep -q '::ffff:$mv_ip, RoCE v2'"
+SROCE_PEER_IP=$mv_peer pod_app a 18994 \
+	ibv_rc_pingpong -d smv0 -g 1 -s 4096 -n 100 -c
+app_report "macvlan pod to macvlan pod: ibv_rc_pingpong, buffers checked" $?
+check "ip netns delete pod: the macvlan and its device go" bash -c \
+	'ip netns delete pod && wait_for 60 bash -c "! ibdev_exists smv0"'
 check "rmmod" rmmod rdma_sroce
 ktap_end

@@ -25,7 +25,7 @@ find Kbuild include drivers \( -name '*.[ch]' -o -name Kbuild -o \
 	cpio --null -pdm --quiet "$TREE"
 cp README.md "$TREE/"
 cp -r Documentation "$TREE/"
-cp "$PKG/dkms.conf" "$PKG/sroce-rxe.conf" "$TREE/"
+cp "$PKG/dkms.conf" "$PKG/sroce-rxe.conf" "$PKG/sroce@.service" "$TREE/"
 cp "$PKG/Makefile.dkms" "$TREE/Makefile"
 cp -r "$PKG/debian" "$TREE/"
 cat > "$TREE/debian/changelog" <<CL

@@ -60,6 +60,18 @@ echo "TAP version 13"
 DEB=$(tools/packaging/mkdeb.sh 2> "$LOG.mkdeb")
 point $? "make deb builds $(basename "${DEB:-sroce-dkms.deb}")"
 [ -f "${DEB:-}" ] || { sed 's/^/# /' "$LOG.mkdeb"; finish; }
+# The unit template as systemd reads it (instance eth0), on this host
+if command -v systemd-analyze > /dev/null; then
+	unit_dir=$(mktemp -d)
+	cp tools/packaging/sroce@.service "$unit_dir/sroce@eth0.service"
+	out=$(systemd-analyze verify --man=no \
+		"$unit_dir/sroce@eth0.service" 2>&1)
+	point $? "systemd-analyze verify sroce@eth0.service"
+	[ -n "$out" ] && printf '%s\n' "$out" | sed 's/^/# /'
+	rm -rf "$unit_dir"
+else
+	point skip "systemd-analyze verify sroce@eth0.service # SKIP no systemd here"
+fi
 
 declare -A KV KIMG
 for f in "${FLAVOURS[@]}"; do
