@@ -14,8 +14,10 @@
 #   buffers checked), then b sends three RoCE packets to a QP a does not
 #   have. Each side checks its record: one sroce_tx per packet its
 #   tx_packets counted and one sroce_rx per packet its rx_packets did,
-#   the pingpong QP's INIT -> RTR -> RTS, successful completions, and on
-#   a the drop with its reason (sroce_count: rx_drop_no_qp).
+#   the pingpong QP's INIT -> RTR -> RTS, successful completions, the
+#   protocol events (timeouts, NAKs, rewinds: sroce_qp_event with QPN
+#   and PSN) of a short ib_write_bw through netem's 10% loss, and on a the
+#   drop with its reason (sroce_count: rx_drop_no_qp).
 . "$(dirname "$0")/../lib.sh"
 
 forge=(/usr/bin/python3 "$SROCE_SRC/selftests/sroce/roce_forge.py")
@@ -98,6 +100,17 @@ check "counters/unicast_xmit_packets: every one sent" \
 	test "$(cat $ports/unicast_xmit_packets)" -eq "$(cat $ports/port_xmit_packets)"
 sync_peer compared
 
+# A lossy wire for a while (netem drops a tenth of what each side
+# sends): the QPs' protocol events, each with its QP and PSN.
+check "netem: 10% loss on eth0" tc qdisc add dev eth0 root netem loss 10%
+# (perftest: both sides keep their QPs until its closing handshake;
+# ibv_rc_pingpong's server may exit while its last ACK is lost, and the
+# client's last Send then ends in a retry error, as on any RDMA NIC)
+pair_app a 18995 ib_write_bw -d sroce0 -x 1 -F -s 4096 -n 200
+app_report "ib_write_bw -n 200 over the lossy wire" $?
+tc qdisc del dev eth0 root
+sync_peer lossy
+
 # no QP 700001 on a: its device drops them, and says why
 [ "$SROCE_ROLE" = b ] &&
 	check "three packets to a's QP 700001, which does not exist" \
@@ -124,6 +137,10 @@ check "sroce_qp_state: a QP went INIT -> RTR -> RTS" \
 		 grep -q 'sroce_qp_state: sroce0 .* RTR -> RTS' /tmp/trace.txt"
 check "sroce_cqe: at least 50 successful completions" \
 	test "$(grep -c ' sroce_cqe: sroce0 .* status=0 ' /tmp/trace.txt)" -ge 50
+qp_ev=' sroce_qp_event: sroce0 qpn=0x[0-9a-f]{6} (retransmit_timeouts|seq_naks_(rcvd|sent)|out_of_sequence_requests|duplicate_requests|requester_rewinds) psn=0x[0-9a-f]{6}$'
+grep -m 3 -E "$qp_ev" /tmp/trace.txt | sed 's/^ */# /'
+check "sroce_qp_event: the lossy run's timeouts, NAKs, rewinds by QP and PSN" \
+	grep -qE "$qp_ev" /tmp/trace.txt
 check "sroce_count: tx_packets and rx_packets as they count" \
 	bash -c "grep -q 'sroce_count: sroce0 tx_packets' /tmp/trace.txt &&
 		 grep -q 'sroce_count: sroce0 rx_packets' /tmp/trace.txt"

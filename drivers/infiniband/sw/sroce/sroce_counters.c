@@ -113,14 +113,25 @@ void sroce_count_port(struct sroce_dev *sdev, enum sroce_port_counter c,
 	atomic64_add(n, &sdev->port_counters[c]);
 }
 
-void sroce_count_events(struct sroce_dev *sdev, u32 events)
+/*
+ * The protocol events (SROCE_EV_*) an engine step of QP @qpn reported,
+ * counted, and traced with the QP and @psn (the requester's oldest PSN
+ * not acknowledged, or the responder's expected PSN, after the step).
+ */
+void sroce_count_qp_events(struct sroce_dev *sdev, u32 qpn, u32 psn,
+			   u32 events)
 {
 	while (events) {
 		unsigned int ev = __ffs(events);
+		enum sroce_counter c;
 
 		events &= events - 1;
-		if (ev < SROCE_EV_NR)
-			sroce_count(sdev, sroce_event_counter[ev]);
+		if (ev >= SROCE_EV_NR)
+			continue;
+		c = sroce_event_counter[ev];
+		sroce_count(sdev, c);
+		trace_sroce_qp_event(&sdev->ibdev, qpn,
+				     sroce_counter_descs[c].name, psn);
 	}
 }
 

@@ -93,7 +93,8 @@ struct rdma_hw_stats;
 void sroce_count(struct sroce_dev *sdev, enum sroce_counter c);
 void sroce_count_port(struct sroce_dev *sdev, enum sroce_port_counter c,
 		      u32 n);
-void sroce_count_events(struct sroce_dev *sdev, u32 events);
+void sroce_count_qp_events(struct sroce_dev *sdev, u32 qpn, u32 psn,
+			   u32 events);
 struct rdma_hw_stats *sroce_alloc_hw_port_stats(struct ib_device *ibdev,
 						u32 port);
 int sroce_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,

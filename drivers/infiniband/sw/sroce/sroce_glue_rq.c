@@ -216,7 +216,8 @@ unsigned int sroce_glue_resp_rcv(struct sroce_qp *qp,
 	if (act.ack)
 		sroce_resp_ack(qp, out, &act.tx);
 	if (act.events)
-		sroce_count_events(qp->sdev, act.events);
+		sroce_count_qp_events(qp->sdev, qp->ibqp.qp_num,
+				      qp->rq_eng.epsn, act.events);
 	if (unlikely(!act.error && !sroce_rq_check(&qp->rq_eng))) {
 		/* a broken engine invariant (it warned once) fails the QP */
 		return SROCE_RUN_FATAL;

@@ -347,7 +347,8 @@ static unsigned int sroce_sq_act_apply(struct sroce_qp *qp, u32 comp_before,
 		sroce_sq_report(qp);
 	}
 	if (act->events)
-		sroce_count_events(qp->sdev, act->events);
+		sroce_count_qp_events(qp->sdev, qp->ibqp.qp_num, e->una_psn,
+				      act->events);
 	if (act->drained)
 		sroce_glue_sq_drained(qp);
 	/* A broken engine invariant (it warned once) fails the QP */

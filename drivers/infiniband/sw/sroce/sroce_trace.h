@@ -68,6 +68,32 @@ TRACE_EVENT(sroce_count,
 	TP_printk("%s %s", __entry->dev, __entry->name)
 );
 
+/*
+ * A QP's protocol event: a retransmit timeout, a NAK or RNR NAK sent or
+ * received, a rewind, a duplicate or out-of-sequence request, ... by its
+ * counter's name, with the requester's oldest unacknowledged PSN or the
+ * responder's expected PSN after it
+ */
+TRACE_EVENT(sroce_qp_event,
+	TP_PROTO(const struct ib_device *ibdev, u32 qpn, const char *name,
+		 u32 psn),
+	TP_ARGS(ibdev, qpn, name, psn),
+	TP_STRUCT__entry(
+		__array(char, dev, IB_DEVICE_NAME_MAX)
+		__field(u32, qpn)
+		__array(char, name, SROCE_TRACE_NAME)
+		__field(u32, psn)
+	),
+	TP_fast_assign(
+		strscpy(__entry->dev, dev_name(&ibdev->dev), IB_DEVICE_NAME_MAX);
+		__entry->qpn = qpn;
+		strscpy(__entry->name, name, SROCE_TRACE_NAME);
+		__entry->psn = psn;
+	),
+	TP_printk("%s qpn=0x%06x %s psn=0x%06x", __entry->dev, __entry->qpn,
+		  __entry->name, __entry->psn)
+);
+
 #define sroce_show_qps(s)					\
 	__print_symbolic(s, { IB_QPS_RESET, "RESET" },		\
 			 { IB_QPS_INIT, "INIT" },		\
