@@ -32,6 +32,9 @@ if [ "$(cat "$OUT/src/.sroce-config" 2>/dev/null)" = "$want" ]; then
 	make -s modules_install INSTALL_MOD_PATH="$OUT/modroot" > /dev/null
 	cp arch/x86/boot/bzImage "$OUT/bzImage"
 	make -s kernelrelease > "$OUT/kernelrelease"
+	# where vm.sh looks for 9p (else it boots by virtiofs)
+	install -D -m 644 .config \
+		"$OUT/modroot/boot/config-$(cat "$OUT/kernelrelease")"
 	echo "$want" > "$OUT/stamp"
 	exit 0
 fi
@@ -61,4 +64,6 @@ make -s -j"$(nproc)" bzImage modules
 make -s modules_install INSTALL_MOD_PATH="$OUT/modroot" > /dev/null
 cp arch/x86/boot/bzImage "$OUT/bzImage"
 make -s kernelrelease > "$OUT/kernelrelease"
+# where vm.sh looks for 9p (else it boots by virtiofs)
+install -D -m 644 .config "$OUT/modroot/boot/config-$(cat "$OUT/kernelrelease")"
 echo "$want" > "$OUT/stamp"
