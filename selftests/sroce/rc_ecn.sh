@@ -27,6 +27,11 @@ fq_codel_marks() {
 }
 
 if [ "$SROCE_ROLE" = b ]; then
+	# QPs start at 100 Mbit/s rather than 10 Gbit/s, not far above the
+	# bottleneck: a few cuts bring a QP's rate below what it would
+	# send, and pacing then shows however fast or slow the guest is
+	# (from 10 Gbit/s, 72 cuts once left every QP above it: tx_paced 0)
+	echo 100 > /sys/module/rdma_sroce/parameters/dcqcn_line_rate
 	modprobe sch_tbf
 	check "tbf at 40 Mbit/s on eth0" tc qdisc replace dev eth0 root \
 		handle 1: tbf rate 40mbit burst 32kb latency 400ms
