@@ -156,14 +156,16 @@ if [ "$SROCE_ROLE" = a ]; then
 	# released, the QP detached: the device goes with the netdev, and
 	# nothing is left joined or warned about. Whether the join or the
 	# deletion gets RTNL first is the scheduler's choice; either must
-	# end clean.
+	# end clean. If the device is unregistered before the last detach,
+	# the process's context is disassociated and that detach fails
+	# with EIO (-G): the verbs contract of a device that went away.
 	make_veth
 	check "rdma link add sroce1 type sroce netdev va" \
 		rdma link add sroce1 type sroce netdev va
 	rm -rf "$w"
 	mkdir -p "$w"
 	timeout "$(app_timeout)" "$SROCE_SRC/selftests/sroce/mcast_verify" \
-		-d sroce1 -l 3 -g 239.8.8.8 -w "$w" > /tmp/ml.log 2>&1 &
+		-d sroce1 -l 3 -g 239.8.8.8 -w "$w" -G > /tmp/ml.log 2>&1 &
 	pid=$!
 	wait_for 120 test -e "$w/ready"
 	insmod "$SROCE_SRC/selftests/kmod/sroce_rtnl_hold.ko" &
