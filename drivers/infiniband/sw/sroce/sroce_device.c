@@ -21,6 +21,7 @@
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+#include <linux/delay.h>
 #include <linux/if_arp.h>
 #include <linux/mutex.h>
 #include <net/addrconf.h>
@@ -175,6 +176,7 @@ int sroce_newlink(const char *ibdev_name, struct net_device *ndev)
 {
 	struct ib_device *other;
 	struct sroce_dev *sdev;
+	struct net *net;
 	int err;
 
 	if (!sroce_netdev_usable(ndev)) {
@@ -197,17 +199,26 @@ int sroce_newlink(const char *ibdev_name, struct net_device *ndev)
 		return -EEXIST;
 	}
 
-	/* the netdev's namespace's sockets: opened for its first device */
-	err = sroce_net_get(dev_net(ndev));
+	/*
+	 * The netdev's namespace, read once and held until the device is
+	 * on the list (from then on its end waits for the device): a
+	 * namespace already ending gets no device.
+	 */
+	net = maybe_get_net(dev_net(ndev));
+	if (!net)
+		return -ENODEV;
+	/* its sockets: opened for its first device */
+	err = sroce_net_get(net);
 	if (err)
-		return err;
+		goto err_net;
 	sdev = ib_alloc_device(sroce_dev, ibdev);
 	if (!sdev) {
-		sroce_net_put(dev_net(ndev));
-		return -ENOMEM;
+		sroce_net_put(net);
+		err = -ENOMEM;
+		goto err_net;
 	}
 	/* from here on, sroce_dealloc_driver() lets the sockets go */
-	sdev->net = dev_net(ndev);
+	sdev->net = net;
 	/* Ours until dealloc_driver: sysfs "parent" may read it late. */
 	dev_hold(ndev);
 	sdev->ndev = ndev;
@@ -248,6 +259,8 @@ int sroce_newlink(const char *ibdev_name, struct net_device *ndev)
 	}
 	list_add_tail(&sdev->list, &sroce_devices);
 	mutex_unlock(&sroce_devices_lock);
+	put_net(net);
+	net = NULL;
 
 	sdev->reported_state = sroce_port_state(sdev);
 	sroce_mark_name_assigned_by_user(&sdev->ibdev);	/* "link add NAME" */
@@ -263,12 +276,13 @@ int sroce_newlink(const char *ibdev_name, struct net_device *ndev)
 	pr_info("%s: created on %s\n", ibdev_name, ndev->name);
 
 	/*
-	 * The netdev may have started unregistering while we registered:
-	 * the notifier skips devices not yet registered, so finish the job
-	 * here. If the notifier or a "link delete" got there first, this
-	 * is a no-op.
+	 * The netdev may have started unregistering, or moved to another
+	 * namespace, while we registered: the notifier skips devices not
+	 * yet registered, so finish the job here. If the notifier or a
+	 * "link delete" got there first, this is a no-op.
 	 */
-	if (READ_ONCE(ndev->reg_state) != NETREG_REGISTERED)
+	if (READ_ONCE(ndev->reg_state) != NETREG_REGISTERED ||
+	    !net_eq(dev_net(ndev), sdev->net))
 		ib_unregister_device(&sdev->ibdev);
 	put_device(&sdev->ibdev.dev);
 	return 0;
@@ -276,6 +290,8 @@ int sroce_newlink(const char *ibdev_name, struct net_device *ndev)
 err_dealloc:
 	/* Calls sroce_dealloc_driver(), which leaves the list. */
 	ib_dealloc_device(&sdev->ibdev);
+err_net:
+	put_net(net);
 	return err;
 }
 
@@ -288,9 +304,6 @@ void sroce_dealloc_driver(struct ib_device *ibdev)
 {
 	struct sroce_dev *sdev = to_sdev(ibdev);
 
-	mutex_lock(&sroce_devices_lock);
-	list_del_init(&sdev->list);
-	mutex_unlock(&sroce_devices_lock);
 	/* The core destroyed every QP and MR before calling us. */
 	WARN_ON(!xa_empty(&sdev->qp_table) || !xa_empty(&sdev->mr_table) ||
 		!xa_empty(&sdev->ah_table));
@@ -299,6 +312,13 @@ void sroce_dealloc_driver(struct ib_device *ibdev)
 	xa_destroy(&sdev->ah_table);
 	sroce_mcast_dev_exit(sdev);
 	sroce_net_put(sdev->net);
+	/*
+	 * Last: while it is on the list, the end of its namespace waits
+	 * for it (sroce_devices_net_exit()), so sdev->net is alive above.
+	 */
+	mutex_lock(&sroce_devices_lock);
+	list_del_init(&sdev->list);
+	mutex_unlock(&sroce_devices_lock);
 	dev_put(sdev->ndev);
 }
 
@@ -406,13 +426,22 @@ static struct sroce_dev *sroce_find_by_net(struct net *net)
 static void __net_exit sroce_devices_net_exit(struct net *net)
 {
 	struct sroce_dev *sdev;
+	struct sroce_dev *last = NULL;
 
 	mutex_lock(&sroce_devices_lock);
 	while ((sdev = sroce_find_by_net(net))) {
 		/* as in sroce_unregister_all() */
 		get_device(&sdev->ibdev.dev);
 		mutex_unlock(&sroce_devices_lock);
+		/*
+		 * One still there after its unregistration returned is in
+		 * a link add's error path or the core's dealloc, almost
+		 * done: let it finish rather than spin.
+		 */
+		if (sdev == last)
+			msleep(20);
 		ib_unregister_device(&sdev->ibdev);
+		last = sdev;
 		put_device(&sdev->ibdev.dev);
 		mutex_lock(&sroce_devices_lock);
 	}

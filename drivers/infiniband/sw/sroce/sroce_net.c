@@ -573,7 +573,7 @@ void sroce_net_put(struct net *net)
 	struct sroce_netns *ns = sroce_netns(net);
 
 	mutex_lock(&sroce_netns_lock);
-	if (ns->links && !--ns->links)
+	if (!WARN_ON_ONCE(!ns->links) && !--ns->links)
 		sroce_netns_close(ns);
 	mutex_unlock(&sroce_netns_lock);
 }
@@ -587,9 +587,9 @@ static void __net_exit sroce_netns_exit(struct net *net)
 	struct sroce_netns *ns = sroce_netns(net);
 
 	mutex_lock(&sroce_netns_lock);
-	if (ns->links) {
-		pr_err("a network namespace ends with %u sroce devices\n",
-		       ns->links);
+	if (WARN_ONCE(ns->links,
+		      "a network namespace ends with %u sroce devices\n",
+		      ns->links)) {
 		ns->links = 0;
 		sroce_netns_close(ns);
 	}
