@@ -7,10 +7,10 @@
 #     must hold what its last Write put there, byte for byte, and every
 #     Write must complete without error (no QP may run out of retries).
 #     The per-QP spread (Jain's index) and the counters that explain it
-#     are printed, never tested: they depend on the host's load. 256
-#     QPs start with windows of 64 packets, 16384 in flight, far over
-#     the device's budget (inflight_budget, 2048): the sender's budget
-#     must have held QPs (tx_budget_held), and yet every Write completes.
+#     are printed, never tested: they depend on the host's load. Then
+#     8 QPs of 16 KiB Writes through a device budget (inflight_budget)
+#     of 24 packets, less than one QP's two Writes: the budget must have
+#     held QPs (tx_budget_held), and yet every Write completes.
 #  2. Objects at scale, on a: 4096 RC QPs created, connected in pairs
 #     to RTS and destroyed, twice; then 1000 rdma_cm connections made
 #     and torn down (ucmatose, 100 at a time, b serving). Afterwards the
@@ -50,8 +50,23 @@ counters() {
 sync_peer ready
 fan_case "64 QPs" 18541 -q 64 -m 65536 -n 16
 fan_case "256 QPs" 18542 -q 256 -m 16384 -n 8
+# Whether the default budget held any of them depends on how far the
+# sender outran the ACKs (the host's load): printed, not tested. Made
+# again with a budget of 24 packets, b's device must hold a QP's second
+# 16 KiB Write on the QP's first run, before any ACK can come back.
 [ "$SROCE_ROLE" = b ] &&
-	check "256 QPs: the device's budget held them (tx_budget_held $(hw_counter tx_budget_held))" \
+	diag "256 QPs, default budget: tx_budget_held $(hw_counter tx_budget_held)"
+if [ "$SROCE_ROLE" = b ]; then
+	echo 24 > /sys/module/rdma_sroce/parameters/inflight_budget
+	check "sroce0 made again with a budget of 24 packets" \
+		rdma link delete sroce0
+	sroce_link_up eth0 sroce0
+	echo 2048 > /sys/module/rdma_sroce/parameters/inflight_budget
+fi
+sync_peer budget
+fan_case "8 QPs, budget 24" 18543 -q 8 -m 16384 -n 8
+[ "$SROCE_ROLE" = b ] &&
+	check "8 QPs: the device's budget held them (tx_budget_held $(hw_counter tx_budget_held))" \
 		test "$(hw_counter tx_budget_held)" -gt 0
 counters
 
