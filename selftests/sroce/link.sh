@@ -58,6 +58,9 @@ modprobe ipip
 ip link add ipip0 type ipip local 10.11.0.1 remote 10.11.0.2
 check_fails "tun device refused" rdma link add s_tun type sroce netdev tun0
 check_fails "ipip device refused" rdma link add s_ipip type sroce netdev ipip0
+check "the log says why (no Ethernet framing)" bash -c \
+	'dmesg | grep -q "tun0 is not an Ethernet device (type 65534): RoCE needs Ethernet frames" &&
+	 dmesg | grep -q "ipip0 is not an Ethernet device (type 768)"'
 check_fails "deleting an unknown name refused" rdma link delete s_nosuch
 check "no device left behind by refusals" \
 	bash -c '! ls /sys/class/infiniband | grep -Eq "s_(bad|again|tun|ipip)"'

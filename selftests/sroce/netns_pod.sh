@@ -9,7 +9,8 @@
 # it ends (the namespace's end waits for it), the pod's sockets close;
 # a new link on the returned NIC carries RC traffic again. Last, a pod
 # holding a macvlan child of the NIC (Kubernetes' shared-device
-# pattern): RC between the two guests' pods over the macvlans.
+# pattern): RC between the two guests' pods over the macvlans; then the
+# same over ipvlans.
 . "$(dirname "$0")/../lib.sh"
 
 pod() { ip netns exec pod "$@"; }
@@ -115,5 +116,31 @@ SROCE_PEER_IP=$mv_peer pod_app a 18994 \
 app_report "macvlan pod to macvlan pod: ibv_rc_pingpong, buffers checked" $?
 check "ip netns delete pod: the macvlan and its device go" bash -c \
 	'ip netns delete pod && wait_for 60 bash -c "! ibdev_exists smv0"'
+
+# The same with an ipvlan child (L2 mode): the pod shares the NIC's MAC
+# and is told apart by its address, as CNIs that cannot add MACs do.
+if ! modprobe ipvlan 2> /dev/null; then
+	ktap_skip "the ipvlan pod" "no ipvlan in $(uname -r)"
+	rmmod rdma_sroce
+	ktap_end
+fi
+ip netns add pod
+iv_ip=10.78.0.1 iv_peer=10.78.0.2
+[ "$SROCE_ROLE" = b ] && iv_ip=10.78.0.2 iv_peer=10.78.0.1
+check "an ipvlan child of eth0 into the pod" bash -c \
+	'ip link add iv0 link eth0 type ipvlan mode l2 &&
+	 ip link set iv0 netns pod'
+pod ip link set lo up
+pod ip link set iv0 up
+pod ip addr add "$iv_ip/24" dev iv0
+check "rdma link add on the ipvlan, in the pod" \
+	pod rdma link add siv0 type sroce netdev iv0
+check "its GID" wait_for 30 bash -c \
+	"ip netns exec pod ibv_devinfo -v -d siv0 | grep -q '::ffff:$iv_ip, RoCE v2'"
+SROCE_PEER_IP=$iv_peer pod_app a 18995 \
+	ibv_rc_pingpong -d siv0 -g 1 -s 4096 -n 100 -c
+app_report "ipvlan pod to ipvlan pod: ibv_rc_pingpong, buffers checked" $?
+check "ip netns delete pod: the ipvlan and its device go" bash -c \
+	'ip netns delete pod && wait_for 60 bash -c "! ibdev_exists siv0"'
 check "rmmod" rmmod rdma_sroce
 ktap_end

@@ -114,6 +114,8 @@ void sroce_netdev_events_exit(void);
 enum ib_port_state sroce_port_state(struct sroce_dev *sdev);
 enum ib_mtu sroce_active_mtu(struct sroce_dev *sdev);
 bool sroce_pkey_ok(u16 pkey);
+bool sroce_netdev_ours(const struct sroce_dev *sdev,
+		       const struct net_device *dev);
 /* runs work deferred out of atomic context; allocated at module load */
 extern struct workqueue_struct *sroce_wq;
 

@@ -40,15 +40,36 @@ int sroce_av_from_attr(struct sroce_av *out, const struct rdma_ah_attr *attr)
 		struct sockaddr_in6 in6;
 	} src, dst;
 	struct sroce_av tmp, *av = &tmp;
+	struct ib_device *ibdev;
+	struct net_device *ndev;
+	int ifindex = 0;
 
 	if (!(rdma_ah_get_ah_flags(attr) & IB_AH_GRH) || !grh->sgid_attr)
 		return -EINVAL;
+	ibdev = grh->sgid_attr->device;
 	if (grh->sgid_attr->gid_type != IB_GID_TYPE_ROCE_UDP_ENCAP)
-		return -EINVAL;
+		return sroce_refuse(ibdev, -EINVAL,
+				    "path: source GID %u is not RoCE v2\n",
+				    grh->sgid_index);
+	/*
+	 * Packets leave through the source GID's netdev: the bound one, or
+	 * a VLAN on it, whose tag they then carry. A GID whose netdev is
+	 * gone, or was moved to another namespace, is no path of ours.
+	 */
+	rcu_read_lock();
+	ndev = rdma_read_gid_attr_ndev_rcu(grh->sgid_attr);
+	if (!IS_ERR(ndev) && sroce_netdev_ours(to_sdev(ibdev), ndev))
+		ifindex = ndev->ifindex;
+	rcu_read_unlock();
+	if (!ifindex)
+		return sroce_refuse(ibdev, -ENETUNREACH,
+				    "path: source GID %u's netdev is gone or in another namespace\n",
+				    grh->sgid_index);
 	rdma_gid2ip((struct sockaddr *)&src, &grh->sgid_attr->gid);
 	rdma_gid2ip((struct sockaddr *)&dst, &grh->dgid);
 	if (src.in.sin_family != dst.in.sin_family)
-		return -EINVAL;		/* IPv4 to IPv6 cannot be routed */
+		return sroce_refuse(ibdev, -EINVAL,
+				    "path: IPv4 and IPv6 GIDs cannot be joined\n");
 
 	memset(av, 0, sizeof(*av));
 	av->ipv6 = src.in.sin_family == AF_INET6;
@@ -62,6 +83,7 @@ int sroce_av_from_attr(struct sroce_av *out, const struct rdma_ah_attr *attr)
 	av->flow_label = grh->flow_label & SROCE_FLOW_LABEL_MASK;
 	av->tos = grh->traffic_class;
 	av->ttl = grh->hop_limit ? grh->hop_limit : 64;
+	av->ifindex = ifindex;
 	*out = tmp;
 	return 0;
 }

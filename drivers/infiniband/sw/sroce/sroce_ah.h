@@ -24,6 +24,7 @@ struct sroce_av {
 	u8		tos;		/* or IPv6 traffic class */
 	u8		ttl;		/* or IPv6 hop limit */
 	__be16		sport;
+	int		ifindex;	/* the source GID's netdev */
 	u32		gen;		/* a connected QP's: bumped on change */
 };
 

@@ -67,6 +67,9 @@ static bool sroce_netdev_usable(struct net_device *ndev)
 	/*
 	 * RoCEv2 rides on IP over Ethernet. Loopback is Ethernet-like enough
 	 * (it has an L2 header the stack fills in) and is handy for tests.
+	 * L3 devices (tun, WireGuard, IP tunnels) have no MAC to make the
+	 * node GUID and default GID of, nor the Ethernet frames hardware
+	 * peers and the RDMA core's address resolution expect: refused.
 	 */
 	return ndev->type == ARPHRD_ETHER || ndev->type == ARPHRD_LOOPBACK;
 }
@@ -180,7 +183,7 @@ int sroce_newlink(const char *ibdev_name, struct net_device *ndev)
 	int err;
 
 	if (!sroce_netdev_usable(ndev)) {
-		pr_err("%s: %s is not an Ethernet device (type %u)\n",
+		pr_err("%s: %s is not an Ethernet device (type %u): RoCE needs Ethernet frames; bind the Ethernet netdev its packets leave on\n",
 		       ibdev_name, ndev->name, ndev->type);
 		return -EINVAL;
 	}

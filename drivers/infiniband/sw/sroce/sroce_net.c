@@ -93,15 +93,14 @@ static bool sroce_xmit_ns(struct sroce_qp *qp, struct sroce_xmit_ns *xn)
 	return true;
 }
 
-static struct dst_entry *sroce_lookup4(struct sroce_qp *qp,
-				       const struct sroce_xmit_ns *xn,
-				       __be32 saddr, __be32 daddr)
+static struct dst_entry *sroce_lookup4(const struct sroce_xmit_ns *xn,
+				       int oif, __be32 saddr, __be32 daddr)
 {
 	struct rtable *rt;
 	struct flowi4 fl;
 
 	memset(&fl, 0, sizeof(fl));
-	fl.flowi4_oif = qp->sdev->ndev->ifindex;
+	fl.flowi4_oif = oif;
 	fl.flowi4_proto = IPPROTO_UDP;
 	fl.saddr = saddr;
 	fl.daddr = daddr;
@@ -109,9 +108,8 @@ static struct dst_entry *sroce_lookup4(struct sroce_qp *qp,
 	return IS_ERR(rt) ? NULL : &rt->dst;
 }
 
-static struct dst_entry *sroce_lookup6(struct sroce_qp *qp,
-				       const struct sroce_xmit_ns *xn,
-				       const struct in6_addr *saddr,
+static struct dst_entry *sroce_lookup6(const struct sroce_xmit_ns *xn,
+				       int oif, const struct in6_addr *saddr,
 				       const struct in6_addr *daddr)
 {
 	struct dst_entry *dst;
@@ -120,7 +118,7 @@ static struct dst_entry *sroce_lookup6(struct sroce_qp *qp,
 	if (!IS_ENABLED(CONFIG_IPV6) || !xn->sk6)
 		return NULL;
 	memset(&fl, 0, sizeof(fl));
-	fl.flowi6_oif = qp->sdev->ndev->ifindex;
+	fl.flowi6_oif = oif;
 	fl.flowi6_proto = IPPROTO_UDP;
 	fl.saddr = *saddr;
 	fl.daddr = *daddr;
@@ -136,17 +134,21 @@ static bool sroce_skb_mcast(struct sk_buff *skb)
 }
 
 /*
- * A datagram's route (referenced), from the addresses it carries: each
- * UD send may go elsewhere, so nothing is cached.
+ * A datagram's route (referenced), from the addresses it carries and
+ * out of its path's netdev (the device's, or a VLAN on it: the source
+ * GID's, sroce_av_from_attr()): each UD send may go elsewhere, so
+ * nothing is cached.
  */
 static struct dst_entry *sroce_route_pkt(struct sroce_qp *qp,
 					 const struct sroce_xmit_ns *xn,
 					 struct sk_buff *skb)
 {
+	int oif = SROCE_SKB_CB(skb)->oif ?: qp->sdev->ndev->ifindex;
+
 	if (skb->protocol == htons(ETH_P_IP))
-		return sroce_lookup4(qp, xn, ip_hdr(skb)->saddr,
+		return sroce_lookup4(xn, oif, ip_hdr(skb)->saddr,
 				     ip_hdr(skb)->daddr);
-	return sroce_lookup6(qp, xn, &ipv6_hdr(skb)->saddr,
+	return sroce_lookup6(xn, oif, &ipv6_hdr(skb)->saddr,
 			     &ipv6_hdr(skb)->daddr);
 }
 

@@ -40,6 +40,7 @@ struct sroce_route;
 /* What a built packet carries to sroce_xmit() in skb->cb */
 struct sroce_skb_cb {
 	u32			av_gen;
+	int			oif;		/* the path's netdev */
 	u8			trailer;	/* pad and ICRC bytes */
 	/* Local delivery of a copy of a multicast datagram: the netdev it
 	 * left on, in the sender's namespace (0 for unicast).

@@ -327,5 +327,6 @@ int sroce_pkt_seal(const struct sroce_av *av, struct sk_buff *skb)
 	skb->ip_summed = CHECKSUM_NONE;
 	BUILD_BUG_ON(sizeof(struct sroce_skb_cb) > sizeof(skb->cb));
 	SROCE_SKB_CB(skb)->av_gen = av->gen;
+	SROCE_SKB_CB(skb)->oif = av->ifindex;
 	return 0;
 }

@@ -19,6 +19,7 @@
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+#include <linux/if_vlan.h>
 #include <linux/inetdevice.h>
 #include <linux/ip.h>
 #include <linux/skbuff.h>
@@ -69,8 +70,33 @@ static struct net_device *sroce_addr_owner(struct sk_buff *skb, bool local)
 	return ipv6_chk_addr(net, d6, skb->dev, 1) ? skb->dev : NULL;
 }
 
-/* The RDMA device (referenced) of the netdev owning the destination */
-static struct ib_device *sroce_local_device(struct sk_buff *skb, bool local)
+/*
+ * The RDMA device (referenced) of a packet on netdev @ndev: the one
+ * bound to it, or, for a VLAN device, the one bound to the netdev under
+ * it in the same namespace, whose port has the VLAN's GIDs
+ * (sroce_netdev_ours()). An rdma_rxe device may answer too. RCU held.
+ */
+static struct ib_device *sroce_netdev_ibdev(struct net_device *ndev)
+{
+	struct ib_device *ibdev;
+	struct net_device *real;
+
+	ibdev = ib_device_get_by_netdev(ndev, RDMA_DRIVER_RXE);
+	if (ibdev || !is_vlan_dev(ndev))
+		return ibdev;
+	real = vlan_dev_real_dev(ndev);
+	if (!net_eq(dev_net(real), dev_net(ndev)))
+		return NULL;
+	return ib_device_get_by_netdev(real, RDMA_DRIVER_RXE);
+}
+
+/*
+ * The RDMA device (referenced) of the netdev owning the destination,
+ * and that netdev in @owner (if asked): valid while RCU is held, which
+ * the caller's softirq is. NULL if the address is no device's.
+ */
+static struct ib_device *sroce_local_device(struct sk_buff *skb, bool local,
+					    struct net_device **owner)
 {
 	struct ib_device *ibdev = NULL;
 	struct net_device *ndev;
@@ -78,8 +104,10 @@ static struct ib_device *sroce_local_device(struct sk_buff *skb, bool local)
 	rcu_read_lock();
 	ndev = sroce_addr_owner(skb, local);
 	if (ndev)
-		ibdev = ib_device_get_by_netdev(ndev, RDMA_DRIVER_RXE);
+		ibdev = sroce_netdev_ibdev(ndev);
 	rcu_read_unlock();
+	if (owner)
+		*owner = ndev;
 	return ibdev;
 }
 
@@ -106,7 +134,7 @@ static bool sroce_rx_forged_local(struct sk_buff *skb)
 /* Count and report it on the device its destination belongs to. */
 static void sroce_rx_drop_local(struct sk_buff *skb)
 {
-	struct ib_device *ibdev = sroce_local_device(skb, false);
+	struct ib_device *ibdev = sroce_local_device(skb, false, NULL);
 
 	if (!ibdev)
 		return;
@@ -175,10 +203,13 @@ static bool sroce_rx_from_peer(struct sroce_qp *qp, struct sk_buff *skb,
 
 /*
  * May a datagram for a UD or GSI QP (not the multicast QPN) be taken?
- * Only if it was sent to a unicast address of this device: a broadcast
- * or a group address would otherwise reach the same-numbered QP on every
- * sroce host of the segment. (The multicast QPN is for group addresses
- * only: sroce_mcast_rcv().) RCU held by the caller or not needed.
+ * Only if it was sent to a unicast address of this device (of its
+ * netdev or a VLAN on it): a broadcast or a group address would
+ * otherwise reach the same-numbered QP on every sroce host of the
+ * segment. (The multicast QPN is for group addresses only:
+ * sroce_mcast_rcv().) skb->dev is the netdev it came in on, or the one
+ * owning the address it was delivered to locally. RCU held by the
+ * caller or not needed.
  */
 static bool sroce_ud_dest_ok(struct sroce_dev *sdev, struct sk_buff *skb)
 {
@@ -186,12 +217,15 @@ static bool sroce_ud_dest_ok(struct sroce_dev *sdev, struct sk_buff *skb)
 
 	rcu_read_lock();
 	if (skb->protocol == htons(ETH_P_IP))
-		ok = __ip_dev_find(dev_net(sdev->ndev), ip_hdr(skb)->daddr,
-				   false) == sdev->ndev;
+		ok = sroce_netdev_ours(sdev,
+				       __ip_dev_find(dev_net(sdev->ndev),
+						     ip_hdr(skb)->daddr,
+						     false));
 	else
 		ok = IS_ENABLED(CONFIG_IPV6) &&
+		     sroce_netdev_ours(sdev, skb->dev) &&
 		     ipv6_chk_addr(dev_net(sdev->ndev), &ipv6_hdr(skb)->daddr,
-				   sdev->ndev, 1);
+				   skb->dev, 1);
 	rcu_read_unlock();
 	if (!ok)
 		sroce_count(sdev, SROCE_CNT_RX_DROP_DEST);
@@ -346,7 +380,9 @@ static int sroce_udp_rcv(struct sock *sk, struct sk_buff *skb)
 		sroce_rx_drop_local(skb);
 		goto drop;
 	}
-	ibdev = ib_device_get_by_netdev(skb->dev, RDMA_DRIVER_RXE);
+	rcu_read_lock();
+	ibdev = sroce_netdev_ibdev(skb->dev);
+	rcu_read_unlock();
 	if (!ibdev)
 		goto drop;
 	sroce_rcv(skb, ibdev);
@@ -398,6 +434,7 @@ static void sroce_loop_rcv(struct sk_buff *skb)
 {
 	const struct sroce_skb_cb *cb = SROCE_SKB_CB(skb);
 	struct net_device *from = skb->dev;
+	struct net_device *owner;
 	struct ib_device *ibdev;
 
 	/*
@@ -421,14 +458,17 @@ static void sroce_loop_rcv(struct sk_buff *skb)
 		kfree_skb(skb);
 		goto out;
 	}
-	ibdev = sroce_local_device(skb, true);
+	ibdev = sroce_local_device(skb, true, &owner);
 	if (!ibdev) {
 		kfree_skb(skb);		/* address gone meanwhile */
 		goto out;
 	}
-	/* as if it had come in on the receiving device's netdev */
+	/*
+	 * As if it had come in on the netdev owning the address: the
+	 * receiving device's, or a VLAN on it. (This softirq holds RCU.)
+	 */
 	if (sroce_owns(ibdev))
-		skb->dev = to_sdev(ibdev)->ndev;
+		skb->dev = owner;
 	sroce_rcv(skb, ibdev);		/* puts ibdev, frees skb */
 out:
 	dev_put(from);
