@@ -6,7 +6,8 @@
 # RDMA core gives sroce0 the VLAN's GIDs (as a RoCE NIC has them); RC
 # and UD traffic between those GIDs and rdma_cm (rping) between the
 # VLAN's addresses, data checked, must come in and leave tagged,
-# through eth0.7: its packet counters show it. A VLAN moved into
+# through eth0.7: its packet counters show it. Packets forged into an
+# eth0 connection through eth0.7 are dropped. A VLAN moved into
 # another namespace keeps its GIDs on sroce0 (the core adds them
 # whatever the namespace) but is no path: a QP cannot use them, and
 # nothing of it reaches sroce0's QPs. Last, the VLAN between sroce and
@@ -94,6 +95,48 @@ drops="$(hw_counter rx_drop_address) $(hw_counter rx_drop_ud_dest) $(hw_counter 
 check "no packet refused as not from its peer or not for us, none unsent ($drops)" \
 	test "$drops" = "0 0 0"
 sync_peer traffic-done
+
+# Another link of the same port is another link: b forges Writes into
+# the RC connection between the two eth0 GIDs with every field right
+# (addresses, P_Key, PSN, rkey) but sends them tagged, through eth0.7
+# (a host route on b; sroce's own packets keep to eth0, their path's
+# link). a must drop each on the address check (rx_drop_address) and
+# the stream's data must stay intact.
+N=10
+addr_grown() { [ $(($(hw_counter rx_drop_address) - $1)) -ge "$2" ]; }
+prog=$SROCE_SRC/selftests/sroce/rc_verify
+if [ "$SROCE_ROLE" = a ]; then
+	"$prog" -d sroce0 -g 1 -s -t forge > /tmp/verify.log 2>&1 &
+	pid=$!
+	sync_peer streaming
+	addr0=$(hw_counter rx_drop_address)
+	sync_peer forged
+	check "forged through VLAN 7: rx_drop_address +$N" \
+		wait_for 60 addr_grown "$addr0" $N
+	sync_peer checked
+else
+	"$prog" -d sroce0 -g 1 -c "$SROCE_PEER_IP" -t forge \
+		-f /tmp/forge.info > /tmp/verify.log 2>&1 &
+	pid=$!
+	check "rc_verify streaming" wait_for 120 test -s /tmp/forge.info
+	read -r qpn psn va rkey < /tmp/forge.info
+	sync_peer streaming
+	ip route add "$SROCE_PEER_IP/32" dev eth0.7
+	check "forge $N from $SROCE_IP through eth0.7, as nobody" \
+		setpriv --reuid=nobody --regid=nogroup --clear-groups \
+		/usr/bin/python3 "$SROCE_SRC/selftests/sroce/roce_forge.py" \
+		--dst "$SROCE_PEER_IP" --qpn "$qpn" --va "$va" --rkey "$rkey" \
+		--src "$SROCE_IP" --psn "$psn" --count $N
+	sync_peer forged
+	sync_peer checked
+	ip route del "$SROCE_PEER_IP/32" dev eth0.7
+	touch /tmp/forge.info.done
+fi
+wait "$pid"
+rc=$?
+ktap_import rc_verify /tmp/verify.log
+check "rc_verify exit status" test "$rc" -eq 0
+sync_peer forge-done
 
 # A VLAN in another namespace: its GIDs are no path of sroce0's.
 ip netns add other

@@ -137,13 +137,25 @@ static bool sroce_skb_mcast(struct sk_buff *skb)
  * A datagram's route (referenced), from the addresses it carries and
  * out of its path's netdev (the device's, or a VLAN on it: the source
  * GID's, sroce_av_from_attr()): each UD send may go elsewhere, so
- * nothing is cached.
+ * nothing is cached. RCU held.
  */
 static struct dst_entry *sroce_route_pkt(struct sroce_qp *qp,
 					 const struct sroce_xmit_ns *xn,
 					 struct sk_buff *skb)
 {
-	int oif = SROCE_SKB_CB(skb)->oif ?: qp->sdev->ndev->ifindex;
+	struct net_device *ndev = qp->sdev->ndev;
+	int oif = SROCE_SKB_CB(skb)->oif;
+
+	/*
+	 * A VLAN the path was set up through may have gone since, and its
+	 * index been given to another netdev: still one of the port's?
+	 */
+	if (!oif)
+		oif = ndev->ifindex;
+	else if (oif != ndev->ifindex &&
+		 !sroce_netdev_ours(qp->sdev,
+				    dev_get_by_index_rcu(xn->net, oif)))
+		return NULL;
 
 	if (skb->protocol == htons(ETH_P_IP))
 		return sroce_lookup4(xn, oif, ip_hdr(skb)->saddr,

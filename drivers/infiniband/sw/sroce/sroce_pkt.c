@@ -11,6 +11,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/highmem.h>
+#include <linux/if_vlan.h>
 #include <linux/ip.h>
 #include <linux/module.h>
 #include <linux/skbuff.h>
@@ -113,7 +114,9 @@ struct sk_buff *sroce_pkt_new(struct sroce_qp *qp, struct sroce_hdrs *h,
 {
 	struct net_device *ndev = qp->sdev->ndev;
 	int len = sroce_pkt_len(h->bth.opcode, payload_len);
-	int head = LL_RESERVED_SPACE(ndev) + SROCE_NET_HDR_LEN;
+	/* room for the tags of a path through a VLAN (or two) on it too */
+	int head = LL_RESERVED_SPACE_EXTRA(ndev, 2 * VLAN_HLEN) +
+		   SROCE_NET_HDR_LEN;
 	struct sk_buff *skb;
 	int hlen, room;
 

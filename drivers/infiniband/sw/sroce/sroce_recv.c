@@ -53,12 +53,14 @@ static bool sroce_owns(struct ib_device *ibdev)
  * device's); RCU held. An IPv6 link-local address names a host on one
  * link only, and several netdevs (a VLAN and its parent) may carry the
  * same one: with @local, the packet was sent here by skb->dev's device,
- * and it is looked up on that link alone.
+ * through the netdev of its path (skb->cb's oif: the device's, or a
+ * VLAN on it), and it is looked up on that link alone.
  */
 static struct net_device *sroce_addr_owner(struct sk_buff *skb, bool local)
 {
 	struct net *net = dev_net(skb->dev);
 	const struct in6_addr *d6;
+	struct net_device *link;
 
 	if (skb->protocol == htons(ETH_P_IP))
 		return __ip_dev_find(net, ip_hdr(skb)->daddr, false);
@@ -67,7 +69,10 @@ static struct net_device *sroce_addr_owner(struct sk_buff *skb, bool local)
 	d6 = &ipv6_hdr(skb)->daddr;
 	if (!local || !(ipv6_addr_type(d6) & IPV6_ADDR_LINKLOCAL))
 		return ipv6_dev_find(net, d6, NULL);
-	return ipv6_chk_addr(net, d6, skb->dev, 1) ? skb->dev : NULL;
+	link = skb->dev;
+	if (SROCE_SKB_CB(skb)->oif)
+		link = dev_get_by_index_rcu(net, SROCE_SKB_CB(skb)->oif);
+	return link && ipv6_chk_addr(net, d6, link, 1) ? link : NULL;
 }
 
 /*
@@ -148,7 +153,8 @@ static void sroce_rx_drop_local(struct sk_buff *skb)
 
 /*
  * A connected RC QP takes packets only from its peer: IP source and
- * destination are the path's, reversed, and the P_Key is ours. Without
+ * destination are the path's, reversed, they came in on the path's
+ * netdev (the port's, or the VLAN of its GID), and the P_Key is ours. Without
  * this, anyone who can send a UDP datagram to port 4791 could inject
  * into a connection by guessing its QPN. (RC carries no source QPN.)
  * A QP in RESET, INIT or ERR has no path to check against and takes
@@ -185,6 +191,16 @@ static bool sroce_rx_from_peer(struct sroce_qp *qp, struct sk_buff *skb,
 					      dev_name(&sdev->ibdev.dev),
 					      qp->ibqp.qp_num, &ip6h->saddr,
 					      &ip6h->daddr);
+	}
+	/*
+	 * And on the path's link: the port's other VLANs, or its untagged
+	 * netdev, are other links, where the peer's address proves nothing.
+	 */
+	if (ok && skb->dev->ifindex != qp->av.ifindex) {
+		pr_notice_ratelimited("%s: QP %u: packet on %s, not on its path's link, dropped\n",
+				      dev_name(&sdev->ibdev.dev),
+				      qp->ibqp.qp_num, skb->dev->name);
+		ok = false;
 	}
 	if (!ok) {
 		sroce_count(sdev, SROCE_CNT_RX_DROP_ADDRESS);
