@@ -45,7 +45,7 @@ int sroce_av_from_attr(struct sroce_av *out, const struct rdma_ah_attr *attr)
 	int ifindex = 0;
 
 	if (!(rdma_ah_get_ah_flags(attr) & IB_AH_GRH) || !grh->sgid_attr)
-		return -EINVAL;
+		return -EINVAL;		/* the core fills both in for RoCE */
 	ibdev = grh->sgid_attr->device;
 	if (grh->sgid_attr->gid_type != IB_GID_TYPE_ROCE_UDP_ENCAP)
 		return sroce_refuse(ibdev, -EINVAL,
@@ -127,7 +127,8 @@ int sroce_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 	int err;
 
 	if (udata && udata->inlen)
-		return -EINVAL;
+		return sroce_refuse(ibah->device, -EINVAL,
+				    "create_ah: unexpected driver data\n");
 	err = sroce_av_from_attr(&ah->av, init->ah_attr);
 	if (err)
 		return err;

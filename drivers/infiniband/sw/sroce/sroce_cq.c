@@ -164,14 +164,22 @@ int sroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	int err;
 
 	if (attr->flags)
-		return -EOPNOTSUPP;
+		return sroce_refuse(ibcq->device, -EOPNOTSUPP,
+				    "create_cq: flags %#x not supported\n",
+				    attr->flags);
 	if (attr->cqe < 1 || attr->cqe > SROCE_MAX_CQE ||
 	    attr->comp_vector >= ibcq->device->num_comp_vectors)
-		return -EINVAL;
+		return sroce_refuse(ibcq->device, -EINVAL,
+				    "create_cq: %d entries (1 to %u), completion vector %u (of %d)\n",
+				    attr->cqe, SROCE_MAX_CQE, attr->comp_vector,
+				    ibcq->device->num_comp_vectors);
 	if (udata && udata->inlen)
-		return -EINVAL;
+		return sroce_refuse(ibcq->device, -EINVAL,
+				    "create_cq: unexpected driver data\n");
 	if (!atomic_add_unless(&to_sdev(ibcq->device)->ncq, 1, SROCE_MAX_CQ))
-		return -ENOMEM;
+		return sroce_refuse(ibcq->device, -ENOMEM,
+				    "create_cq: the device's %u CQs exist\n",
+				    SROCE_MAX_CQ);
 
 	spin_lock_init(&cq->lock);
 	INIT_WORK(&cq->err_work, sroce_cq_err_work);
@@ -215,7 +223,9 @@ int sroce_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 	int err;
 
 	if (cqe < 1 || cqe > SROCE_MAX_CQE)
-		return -EINVAL;
+		return sroce_refuse(ibcq->device, -EINVAL,
+				    "resize_cq: %d entries (1 to %u)\n", cqe,
+				    SROCE_MAX_CQE);
 	err = sroce_queue_init(&nq, udata, cqe, sroce_elem_size(cq->user));
 	if (err)
 		return err;
@@ -226,7 +236,9 @@ int sroce_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 	if (n > sroce_queue_slots(&nq) - 1) {
 		spin_unlock_irqrestore(&cq->lock, flags);
 		sroce_queue_destroy(&nq);
-		return -EINVAL;
+		return sroce_refuse(ibcq->device, -EINVAL,
+				    "resize_cq: %d entries cannot hold the %u unpolled\n",
+				    cqe, n);
 	}
 	for (i = 0; i < n; i++)
 		memcpy(sroce_queue_slot(&nq, i),

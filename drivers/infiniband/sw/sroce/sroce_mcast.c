@@ -275,7 +275,10 @@ int sroce_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid)
 	int err = 0;
 
 	if (ibqp->qp_type != IB_QPT_UD || !sroce_gid_is_mcast(gid))
-		return -EINVAL;
+		return sroce_refuse(ibqp->device, -EINVAL,
+				    "QP %u: attach_mcast: %s\n", ibqp->qp_num,
+				    ibqp->qp_type != IB_QPT_UD ?
+				    "not a UD QP" : "not a multicast GID");
 	ng = kzalloc(sizeof(*ng), GFP_KERNEL);
 	na = kzalloc(sizeof(*na), GFP_KERNEL);
 	if (!ng || !na) {
@@ -287,7 +290,9 @@ int sroce_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid)
 	g = sroce_mcg_find(sdev, gid);
 	if (!g) {
 		if (sdev->nmcg >= SROCE_MAX_MCAST_GRP) {
-			err = -ENOMEM;
+			err = sroce_refuse(ibqp->device, -ENOMEM,
+					   "attach_mcast: the device's %u groups exist\n",
+					   SROCE_MAX_MCAST_GRP);
 			goto unlock;
 		}
 		g = ng;
@@ -307,7 +312,9 @@ int sroce_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid)
 		}
 	}
 	if (g->nqp >= SROCE_MAX_MCAST_QP_ATTACH) {
-		err = -ENOMEM;
+		err = sroce_refuse(ibqp->device, -ENOMEM,
+				   "attach_mcast: the group has its %u QPs\n",
+				   SROCE_MAX_MCAST_QP_ATTACH);
 		goto unlock;
 	}
 	na->qp = qp;
@@ -359,6 +366,10 @@ int sroce_detach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid)
 		break;
 	}
 	spin_unlock_irqrestore(&sdev->mcg_lock, flags);
+	if (err)
+		ibdev_dbg(ibqp->device,
+			  "QP %u: detach_mcast: not attached to that group\n",
+			  ibqp->qp_num);
 	return err;
 }
 

@@ -38,7 +38,9 @@ static int sroce_mr_add(struct sroce_dev *sdev, struct sroce_mr *mr,
 	mr->ibmr.pd = pd;
 	/* The last step that can fail: callers undo nothing of it. */
 	if (!atomic_add_unless(&sdev->nmr, 1, SROCE_MAX_MR))
-		return -ENOMEM;
+		return sroce_refuse(&sdev->ibdev, -ENOMEM,
+				    "MR: the device's %u MRs exist\n",
+				    SROCE_MAX_MR);
 	err = xa_alloc_cyclic(&sdev->mr_table, &index, mr,
 			      XA_LIMIT(1, SROCE_KEY_TABLE), &sdev->mr_next,
 			      GFP_KERNEL);
@@ -296,9 +298,14 @@ struct ib_mr *sroce_reg_user_mr(struct ib_pd *pd, u64 start, u64 length,
 	if (access & ~(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |
 		       IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC |
 		       IB_ACCESS_MW_BIND | IB_ACCESS_RELAXED_ORDERING))
-		return ERR_PTR(-EOPNOTSUPP);
+		return ERR_PTR(sroce_refuse(pd->device, -EOPNOTSUPP,
+					    "reg_user_mr: access flags %#x\n",
+					    access));
 	if (!length || length > SROCE_PORT_MAX_MSG_SZ * 64ULL)
-		return ERR_PTR(-EINVAL);
+		return ERR_PTR(sroce_refuse(pd->device, -EINVAL,
+					    "reg_user_mr: length %llu (1 to %llu)\n",
+					    length,
+					    SROCE_PORT_MAX_MSG_SZ * 64ULL));
 
 	umem = ib_umem_get(pd->device, start, length, access);
 	if (IS_ERR(umem))
@@ -355,9 +362,13 @@ struct ib_mr *sroce_alloc_mr(struct ib_pd *pd, enum ib_mr_type type,
 	int err;
 
 	if (type != IB_MR_TYPE_MEM_REG)
-		return ERR_PTR(-EOPNOTSUPP);
+		return ERR_PTR(sroce_refuse(pd->device, -EOPNOTSUPP,
+					    "alloc_mr: type %d\n", type));
 	if (!max_num_sg || max_num_sg > SROCE_MAX_FAST_REG_PAGES)
-		return ERR_PTR(-EINVAL);
+		return ERR_PTR(sroce_refuse(pd->device, -EINVAL,
+					    "alloc_mr: %u pages (1 to %u)\n",
+					    max_num_sg,
+					    SROCE_MAX_FAST_REG_PAGES));
 	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
 	if (!mr)
 		return ERR_PTR(-ENOMEM);
@@ -502,7 +513,9 @@ int sroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	spin_lock_irqsave(&mr->lock, flags);
 	if (mr->num_mw) {
 		spin_unlock_irqrestore(&mr->lock, flags);
-		return -EBUSY;
+		return sroce_refuse(ibmr->device, -EBUSY,
+				    "dereg_mr: %u windows are bound to it\n",
+				    mr->num_mw);
 	}
 	mr->dying = true;
 	spin_unlock_irqrestore(&mr->lock, flags);

@@ -48,9 +48,12 @@ int sroce_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata)
 	int err;
 
 	if (ibmw->type != IB_MW_TYPE_1 && ibmw->type != IB_MW_TYPE_2)
-		return -EINVAL;
+		return sroce_refuse(ibmw->device, -EINVAL,
+				    "alloc_mw: type %d\n", ibmw->type);
 	if (!atomic_add_unless(&sdev->nmw, 1, SROCE_MAX_MW))
-		return -ENOMEM;
+		return sroce_refuse(ibmw->device, -ENOMEM,
+				    "alloc_mw: the device's %u windows exist\n",
+				    SROCE_MAX_MW);
 	mw = kzalloc(sizeof(*mw), GFP_KERNEL);
 	if (!mw) {
 		atomic_dec(&sdev->nmw);

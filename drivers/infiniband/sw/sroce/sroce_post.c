@@ -29,7 +29,9 @@ int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		/* The doorbell: the provider moved the SQ producer index. */
 		if (wr) {
 			*bad_wr = wr;
-			return -EINVAL;
+			return sroce_refuse(ibqp->device, -EINVAL,
+					    "QP %u: post_send with a list: a user QP posts in its ring\n",
+					    ibqp->qp_num);
 		}
 		/*
 		 * RESET, INIT and RTR cannot send: the verbs say the post
@@ -37,7 +39,9 @@ int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		 * The WQE stays in the ring, which RESET empties.
 		 */
 		if (READ_ONCE(qp->state) < IB_QPS_RTS)
-			return -EINVAL;
+			return sroce_refuse(ibqp->device, -EINVAL,
+					    "QP %u: post_send before RTS\n",
+					    ibqp->qp_num);
 		if (sroce_sq_flushes(READ_ONCE(qp->state))) {
 			/* What is posted in an error state completes flushed */
 			spin_lock_irqsave(&qp->lock, flags);
@@ -54,12 +58,18 @@ int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	if (qp->state < IB_QPS_RTS) {
 		*bad_wr = wr;
 		sroce_qp_unlock(qp, flags);
-		return -EINVAL;
+		return sroce_refuse(ibqp->device, -EINVAL,
+				    "QP %u: post_send before RTS\n",
+				    ibqp->qp_num);
 	}
 	for (; wr; wr = wr->next) {
 		err = sroce_wqe_post_send(qp, wr);
 		if (err) {
 			*bad_wr = wr;
+			ibdev_dbg(ibqp->device,
+				  "QP %u: send WR refused (%d): opcode %d, %d SGEs, flags %#x\n",
+				  ibqp->qp_num, err, wr->opcode, wr->num_sge,
+				  wr->send_flags);
 			break;
 		}
 	}
@@ -79,10 +89,17 @@ int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 
 	if (qp->user || qp->srq) {
 		*bad_wr = wr;
-		return -EINVAL;		/* user RQs are posted in the ring */
+		/* user RQs are posted in the ring */
+		return sroce_refuse(ibqp->device, -EINVAL,
+				    "QP %u: post_recv to a %s\n", ibqp->qp_num,
+				    qp->srq ? "QP with an SRQ" : "user QP");
 	}
 	spin_lock_irqsave(&qp->lock, flags);
 	err = sroce_wqe_post_recv(&qp->rq, qp->rq_max_sge, wr, bad_wr);
+	if (err)
+		ibdev_dbg(ibqp->device,
+			  "QP %u: receive WR refused (%d): %d SGEs of at most %u, or the queue is full\n",
+			  ibqp->qp_num, err, (*bad_wr)->num_sge, qp->rq_max_sge);
 	if (qp->state == IB_QPS_ERR)
 		sroce_glue_rq_flush(qp);
 	sroce_qp_unlock(qp, flags);
@@ -99,10 +116,15 @@ int sroce_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 
 	if (srq->user) {
 		*bad_wr = wr;
-		return -EINVAL;
+		return sroce_refuse(ibsrq->device, -EINVAL,
+				    "post_srq_recv to a user SRQ: it posts in its ring\n");
 	}
 	spin_lock_irqsave(&srq->lock, flags);
 	err = sroce_wqe_post_recv(&srq->q, srq->max_sge, wr, bad_wr);
+	if (err)
+		ibdev_dbg(ibsrq->device,
+			  "SRQ: receive WR refused (%d): %d SGEs of at most %u, or the queue is full\n",
+			  err, (*bad_wr)->num_sge, srq->max_sge);
 	spin_unlock_irqrestore(&srq->lock, flags);
 	return err;
 }

@@ -109,10 +109,15 @@ int sroce_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma)
 
 	entry = rdma_user_mmap_entry_get(ibuc, vma);
 	if (!entry)
-		return -EINVAL;
+		return sroce_refuse(ibuc->device, -EINVAL,
+				    "mmap: offset %#lx is no ring of this context\n",
+				    vma->vm_pgoff << PAGE_SHIFT);
 	m = container_of(entry, struct sroce_mmap, rdma);
 	if (vma->vm_end - vma->vm_start > entry->npages << PAGE_SHIFT)
-		err = -EINVAL;
+		err = sroce_refuse(ibuc->device, -EINVAL,
+				   "mmap: %lu bytes of a %zu-byte ring\n",
+				   vma->vm_end - vma->vm_start,
+				   entry->npages << PAGE_SHIFT);
 	else
 		err = remap_vmalloc_range(vma, m->buf, 0);
 	rdma_user_mmap_entry_put(entry);

@@ -36,14 +36,22 @@ int sroce_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 	int err;
 
 	if (init->srq_type != IB_SRQT_BASIC)
-		return -EOPNOTSUPP;
+		return sroce_refuse(ibsrq->device, -EOPNOTSUPP,
+				    "create_srq: type %d: basic SRQs only\n",
+				    init->srq_type);
 	if (udata && udata->inlen)
-		return -EINVAL;
+		return sroce_refuse(ibsrq->device, -EINVAL,
+				    "create_srq: unexpected driver data\n");
 	if (a->max_wr < 1 || a->max_wr > SROCE_MAX_SRQ_WR ||
 	    a->max_sge > SROCE_MAX_SRQ_SGE)
-		return -EINVAL;
+		return sroce_refuse(ibsrq->device, -EINVAL,
+				    "create_srq: max_wr %u (1 to %u), max_sge %u (at most %u)\n",
+				    a->max_wr, SROCE_MAX_SRQ_WR, a->max_sge,
+				    SROCE_MAX_SRQ_SGE);
 	if (!atomic_add_unless(&sdev->nsrq, 1, SROCE_MAX_SRQ))
-		return -ENOMEM;
+		return sroce_refuse(ibsrq->device, -ENOMEM,
+				    "create_srq: the device's %u SRQs exist\n",
+				    SROCE_MAX_SRQ);
 
 	spin_lock_init(&srq->lock);
 	mutex_init(&srq->modify_mutex);
@@ -95,11 +103,14 @@ static int sroce_srq_resize(struct sroce_srq *srq, u32 max_wr,
 	int err;
 
 	if (max_wr < 1 || max_wr > SROCE_MAX_SRQ_WR)
-		return -EINVAL;
+		return sroce_refuse(srq->ibsrq.device, -EINVAL,
+				    "modify_srq: max_wr %u (1 to %u)\n", max_wr,
+				    SROCE_MAX_SRQ_WR);
 	/* Where the provider wants the new ring's mminfo */
 	if (udata) {
 		if (udata->inlen < sizeof(cmd))
-			return -EINVAL;
+			return sroce_refuse(srq->ibsrq.device, -EINVAL,
+					    "modify_srq: driver data short\n");
 		if (ib_copy_from_udata(&cmd, udata, sizeof(cmd)))
 			return -EFAULT;
 	}
@@ -124,7 +135,9 @@ static int sroce_srq_resize(struct sroce_srq *srq, u32 max_wr,
 	    new_limit > sroce_queue_slots(&nq) - 1) {
 		spin_unlock_irqrestore(&srq->lock, flags);
 		sroce_queue_destroy(&nq);
-		return -EINVAL;
+		return sroce_refuse(srq->ibsrq.device, -EINVAL,
+				    "modify_srq: %u entries cannot hold the %u posted, or a limit of %u\n",
+				    max_wr, n, new_limit);
 	}
 	for (i = 0; i < n; i++)
 		memcpy(sroce_queue_slot(&nq, i),
@@ -146,7 +159,8 @@ int sroce_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 	int err = 0;
 
 	if (mask & ~(IB_SRQ_MAX_WR | IB_SRQ_LIMIT))
-		return -EINVAL;
+		return sroce_refuse(ibsrq->device, -EINVAL,
+				    "modify_srq: attribute mask %#x\n", mask);
 	/* uverbs lets two modify commands of one SRQ run at once */
 	mutex_lock(&srq->modify_mutex);
 	if (mask & IB_SRQ_MAX_WR) {
@@ -156,7 +170,10 @@ int sroce_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 	} else if (mask & IB_SRQ_LIMIT) {
 		spin_lock_irqsave(&srq->lock, flags);
 		if (attr->srq_limit > sroce_queue_slots(&srq->q) - 1)
-			err = -EINVAL;
+			err = sroce_refuse(ibsrq->device, -EINVAL,
+					   "modify_srq: limit %u over the %u entries\n",
+					   attr->srq_limit,
+					   sroce_queue_slots(&srq->q) - 1);
 		else
 			srq->limit = attr->srq_limit;
 		spin_unlock_irqrestore(&srq->lock, flags);

@@ -80,7 +80,8 @@ int sroce_query_device(struct ib_device *ibdev,
 {
 	/* The rxe provider sends no driver data; anything else is bogus. */
 	if (udata && (udata->inlen || udata->outlen))
-		return -EINVAL;
+		return sroce_refuse(ibdev, -EINVAL,
+				    "query_device: unexpected driver data\n");
 
 	*attr = to_sdev(ibdev)->attr;
 	return 0;
@@ -129,7 +130,8 @@ int sroce_modify_port(struct ib_device *ibdev, u32 port, int mask,
 
 	if (mask & ~(IB_PORT_SHUTDOWN | IB_PORT_INIT_TYPE |
 		     IB_PORT_RESET_QKEY_CNTR))
-		return -EOPNOTSUPP;
+		return sroce_refuse(ibdev, -EOPNOTSUPP,
+				    "modify_port: mask %#x\n", mask);
 
 	/* ib_cm sets and clears IB_PORT_CM_SUP through here. */
 	flags = READ_ONCE(sdev->port_cap_flags);
@@ -172,7 +174,8 @@ int sroce_modify_device(struct ib_device *ibdev, int mask,
 
 	if (mask & ~(IB_DEVICE_MODIFY_SYS_IMAGE_GUID |
 		     IB_DEVICE_MODIFY_NODE_DESC))
-		return -EOPNOTSUPP;
+		return sroce_refuse(ibdev, -EOPNOTSUPP,
+				    "modify_device: mask %#x\n", mask);
 	if (mask & IB_DEVICE_MODIFY_SYS_IMAGE_GUID)
 		sdev->attr.sys_image_guid =
 			cpu_to_be64(props->sys_image_guid);
@@ -195,7 +198,9 @@ void sroce_dealloc_ucontext(struct ib_ucontext *ibuc)
 int sroce_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 {
 	if (!atomic_add_unless(&to_sdev(ibpd->device)->npd, 1, SROCE_MAX_PD))
-		return -ENOMEM;
+		return sroce_refuse(ibpd->device, -ENOMEM,
+				    "alloc_pd: the device's %u PDs exist\n",
+				    SROCE_MAX_PD);
 	return 0;
 }
 
