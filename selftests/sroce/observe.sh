@@ -18,6 +18,11 @@
 #   protocol events (timeouts, NAKs, rewinds: sroce_qp_event with QPN
 #   and PSN) of a short ib_write_bw through netem's 10% loss, and on a the
 #   drop with its reason (sroce_count: rx_drop_no_qp).
+# - Per-QP counters (rdma statistic qp, auto mode by QP type): a
+#   streaming RC QP's counter counts its packets; once it is gone, the
+#   port's hw_counters still equal the PMA's counts (the RDMA core adds
+#   its counters' counts to the port's; the lossy run above lost some,
+#   so the two sides are not compared again).
 . "$(dirname "$0")/../lib.sh"
 
 forge=(/usr/bin/python3 "$SROCE_SRC/selftests/sroce/roce_forge.py")
@@ -148,6 +153,51 @@ if [ "$SROCE_ROLE" = a ]; then
 	check "sroce_count: the three drops, reason rx_drop_no_qp" \
 		test "$(grep -c 'sroce_count: sroce0 rx_drop_no_qp' /tmp/trace.txt)" -eq 3
 fi
+sync_peer traced
+
+# Per-QP counters: RC QPs bound automatically to a counter of their own
+# type. While rc_verify streams, the counter shows its QP's packets, and
+# the port's counters still count everything: once the QP and its
+# counter are gone, hw_counters' packets are the PMA's again.
+check "rdma statistic qp set link sroce0/1 auto type on" \
+	rdma statistic qp set link sroce0/1 auto type on
+qp_tx() { # tx_packets of the RC QP counter, from rdma statistic qp show
+	rdma statistic qp show link sroce0/1 |
+		awk '/qp-type RC/ { for (i = 1; i < NF; i++)
+			if ($i == "tx_packets") print $(i + 1) }' | head -n 1
+}
+qp_streamed() { [ "$(qp_tx)" -ge 100 ] 2> /dev/null; }
+prog=$SROCE_SRC/selftests/sroce/rc_verify
+if [ "$SROCE_ROLE" = a ]; then
+	"$prog" -d sroce0 -g 1 -s -t forge > /tmp/verify.log 2>&1 &
+	pid=$!
+	sync_peer streaming
+else
+	rm -f /tmp/forge.info /tmp/forge.info.done
+	"$prog" -d sroce0 -g 1 -c "$SROCE_PEER_IP" -t forge \
+		-f /tmp/forge.info > /tmp/verify.log 2>&1 &
+	pid=$!
+	wait_for 120 test -s /tmp/forge.info
+	sync_peer streaming
+fi
+check "rdma statistic qp: the RC QP's counter counts its packets" \
+	wait_for 120 qp_streamed
+rdma statistic qp show link sroce0/1 | sed 's/^/# /'
+sync_peer qp-counted
+[ "$SROCE_ROLE" = b ] && touch /tmp/forge.info.done
+wait "$pid"
+rc=$?
+ktap_import rc_verify /tmp/verify.log
+check "rc_verify exit status" test "$rc" -eq 0
+pma_is_hw() {
+	echo "PMA sent $(cat $ports/port_xmit_packets) received" \
+		"$(cat $ports/port_rcv_packets); hw_counters tx_packets" \
+		"$(hw_counter tx_packets) rx_packets $(hw_counter rx_packets)"
+	[ "$(cat $ports/port_xmit_packets)" -eq "$(hw_counter tx_packets)" ] &&
+		[ "$(cat $ports/port_rcv_packets)" -eq "$(hw_counter rx_packets)" ]
+}
+check "after the counter went: hw_counters' packets are the PMA's" \
+	wait_for 60 pma_is_hw
 sync_peer done
 check "rdma link delete" rdma link delete sroce0
 check "rmmod" rmmod rdma_sroce

@@ -70,6 +70,13 @@ struct sroce_dev {
 	u32			mcg_seed;	/* of their hash */
 	u32			nmcg;		/* read unlocked as a hint */
 	atomic64_t		counters[SROCE_CNT_NR];
+	/*
+	 * Of those, the counts QPs bound to RDMA core counters took: the
+	 * core shows a port's value as its own plus its counters', so the
+	 * port's own is counters[] less these (sroce_get_hw_stats()).
+	 */
+	atomic64_t		counted_by_qps[SROCE_CNT_NR];
+	struct xarray		qcounters;	/* counter id -> retired counts */
 	atomic64_t		port_counters[SROCE_PORT_NR];
 	/*
 	 * Packets its RC QPs keep in flight together (sroce_cc.c): the

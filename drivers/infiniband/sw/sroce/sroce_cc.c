@@ -171,7 +171,7 @@ void sroce_glue_ce(struct sroce_qp *qp, struct sk_buff_head *out)
 	if (qp->state != IB_QPS_RTR && qp->state != IB_QPS_RTS &&
 	    qp->state != IB_QPS_SQD)
 		return;
-	sroce_count(qp->sdev, SROCE_CNT_ECN_MARKED);
+	sroce_qp_count(qp, SROCE_CNT_ECN_MARKED);
 	if (!sroce_np_cnp_due(&qp->cnp_last, ktime_get_ns(),
 			      READ_ONCE(sroce_cnp_gap_us)))
 		return;
@@ -181,7 +181,7 @@ void sroce_glue_ce(struct sroce_qp *qp, struct sk_buff_head *out)
 	if (!skb || sroce_pkt_seal(&qp->av, skb))
 		return;
 	__skb_queue_tail(out, skb);
-	sroce_count(qp->sdev, SROCE_CNT_CNP_SENT);
+	sroce_qp_count(qp, SROCE_CNT_CNP_SENT);
 }
 
 /* Reaction point: a CNP from @qp's peer (checked as its packets are) */
@@ -189,8 +189,8 @@ void sroce_glue_cnp_rcv(struct sroce_qp *qp)
 {
 	if (qp->state != IB_QPS_RTS && qp->state != IB_QPS_SQD)
 		return;
-	sroce_count(qp->sdev, SROCE_CNT_CNP_RECEIVED);
+	sroce_qp_count(qp, SROCE_CNT_CNP_RECEIVED);
 	sroce_sq_clock(&qp->sq_eng, ktime_get_ns());
 	if (sroce_sq_cnp(&qp->sq_eng))
-		sroce_count(qp->sdev, SROCE_CNT_RATE_CUTS);
+		sroce_qp_count(qp, SROCE_CNT_RATE_CUTS);
 }

@@ -9,9 +9,10 @@
 #include "sroce.h"
 #include "sroce/rc_engine.h"
 #include "sroce_counters.h"
+#include "sroce_qp.h"
 #include "sroce_trace.h"
 
-static const struct rdma_stat_desc sroce_counter_descs[] = {
+const struct rdma_stat_desc sroce_counter_descs[SROCE_CNT_NR] = {
 	[SROCE_CNT_RX_PACKETS].name = "rx_packets",
 	[SROCE_CNT_TX_PACKETS].name = "tx_packets",
 	[SROCE_CNT_RX_DROP_MALFORMED].name = "rx_drop_malformed",
@@ -98,12 +99,65 @@ static const u8 sroce_event_counter[SROCE_EV_NR] = {
 	[SROCE_EV_UC_LEN_ERR] = SROCE_CNT_UC_LEN_ERRORS,
 };
 
-static_assert(ARRAY_SIZE(sroce_counter_descs) == SROCE_CNT_NR);
-
 void sroce_count(struct sroce_dev *sdev, enum sroce_counter c)
 {
 	atomic64_inc(&sdev->counters[c]);
 	trace_sroce_count(&sdev->ibdev, sroce_counter_descs[c].name);
+}
+
+/*
+ * An event of QP @qp the device counted already: the QP's counter's too,
+ * if the QP is bound to one. Its counts are allocated before the QP is
+ * bound (smp_store_release() in sroce_counter_bind_qp()) and live as
+ * long as the QP; an event racing with an unbinding may stay behind in
+ * them, and is given back to the port by the next binding or by the
+ * QP's end (sroce_qp_stats_drop()).
+ */
+void sroce_qp_stat(struct sroce_qp *qp, enum sroce_counter c)
+{
+	struct sroce_qstats *s;
+
+	if (likely(!READ_ONCE(qp->ibqp.counter)))
+		return;
+	/* pairs with the release in sroce_counter_bind_qp(): zeroed */
+	s = smp_load_acquire(&qp->qstats);
+	if (!s)
+		return;
+	atomic64_inc(&s->v[c]);
+	atomic64_inc(&qp->sdev->counted_by_qps[c]);
+}
+
+/* An event of QP @qp: the device's, and its counter's if bound */
+void sroce_qp_count(struct sroce_qp *qp, enum sroce_counter c)
+{
+	sroce_count(qp->sdev, c);
+	sroce_qp_stat(qp, c);
+}
+
+/*
+ * Counts left in an unbound QP's own (events that raced with the
+ * unbinding) go back to the port; with @free, the QP ends.
+ */
+static void sroce_qp_stats_return(struct sroce_qp *qp, bool free)
+{
+	struct sroce_qstats *s = qp->qstats;
+	int i;
+
+	if (!s)
+		return;
+	for (i = 0; i < SROCE_CNT_NR; i++)
+		atomic64_sub(atomic64_xchg(&s->v[i], 0),
+			     &qp->sdev->counted_by_qps[i]);
+	if (free) {
+		qp->qstats = NULL;
+		kfree(s);
+	}
+}
+
+/* The QP ends (unbound by the core before its destroy_qp) */
+void sroce_qp_stats_drop(struct sroce_qp *qp)
+{
+	sroce_qp_stats_return(qp, true);
 }
 
 /* No trace event: sroce_tx and sroce_rx carry every packet's length */
@@ -118,9 +172,11 @@ void sroce_count_port(struct sroce_dev *sdev, enum sroce_port_counter c,
  * counted, and traced with the QP and @psn (the requester's oldest PSN
  * not acknowledged, or the responder's expected PSN, after the step).
  */
-void sroce_count_qp_events(struct sroce_dev *sdev, u32 qpn, u32 psn,
-			   u32 events)
+void sroce_count_qp_events(struct sroce_qp *qp, u32 psn, u32 events)
 {
+	struct sroce_dev *sdev = qp->sdev;
+	u32 qpn = qp->ibqp.qp_num;
+
 	while (events) {
 		unsigned int ev = __ffs(events);
 		enum sroce_counter c;
@@ -129,7 +185,7 @@ void sroce_count_qp_events(struct sroce_dev *sdev, u32 qpn, u32 psn,
 		if (ev >= SROCE_EV_NR)
 			continue;
 		c = sroce_event_counter[ev];
-		sroce_count(sdev, c);
+		sroce_qp_count(qp, c);
 		trace_sroce_qp_event(&sdev->ibdev, qpn,
 				     sroce_counter_descs[c].name, psn);
 	}
@@ -148,7 +204,127 @@ int sroce_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
 	struct sroce_dev *sdev = to_sdev(ibdev);
 	int i;
 
+	/* what QPs bound to counters took, the core adds from those */
 	for (i = 0; i < SROCE_CNT_NR; i++)
-		stats->value[i] = atomic64_read(&sdev->counters[i]);
+		stats->value[i] = atomic64_read(&sdev->counters[i]) -
+				  atomic64_read(&sdev->counted_by_qps[i]);
 	return SROCE_CNT_NR;
+}
+
+/*
+ * Per-QP counters ("rdma statistic qp"): the RDMA core binds QPs to
+ * counters, by hand or automatically by type; a counter shows what its
+ * QPs counted while bound: what its QPs now bound hold, and what QPs
+ * that left it held (retired, kept under the counter's id until the
+ * counter goes). The core calls these under the counter's lock.
+ */
+struct sroce_qcounter {
+	u64			retired[SROCE_CNT_NR];
+};
+
+struct rdma_hw_stats *sroce_counter_alloc_stats(struct rdma_counter *counter)
+{
+	return rdma_alloc_hw_stats_struct(sroce_counter_descs, SROCE_CNT_NR,
+					  RDMA_HW_STATS_DEFAULT_LIFESPAN);
+}
+
+int sroce_counter_bind_qp(struct rdma_counter *counter, struct ib_qp *ibqp)
+{
+	struct sroce_dev *sdev = to_sdev(counter->device);
+	struct sroce_qp *qp = to_sqp(ibqp);
+	struct sroce_qcounter *qc;
+	u32 id;
+	int err;
+
+	/*
+	 * The QP's counts first: a failure after the counter's id is made
+	 * would leave the id behind (the core frees a counter whose first
+	 * binding failed without counter_dealloc).
+	 */
+	if (!qp->qstats) {
+		struct sroce_qstats *s = kzalloc(sizeof(*s), GFP_KERNEL);
+
+		if (!s)
+			return -ENOMEM;
+		/* zeroed before readers without the counter's lock see it */
+		smp_store_release(&qp->qstats, s);
+	}
+	if (!counter->id) {
+		qc = kzalloc(sizeof(*qc), GFP_KERNEL);
+		if (!qc)
+			return -ENOMEM;
+		err = xa_alloc(&sdev->qcounters, &id, qc, xa_limit_31b,
+			       GFP_KERNEL);
+		if (err) {
+			kfree(qc);
+			return err;
+		}
+		counter->id = id;
+	}
+	sroce_qp_stats_return(qp, false);	/* from an earlier binding */
+	WRITE_ONCE(ibqp->counter, counter);
+	return 0;
+}
+
+int sroce_counter_unbind_qp(struct ib_qp *ibqp)
+{
+	struct rdma_counter *counter = ibqp->counter;
+	struct sroce_dev *sdev = to_sdev(ibqp->device);
+	struct sroce_qp *qp = to_sqp(ibqp);
+	struct sroce_qcounter *qc;
+	int i;
+
+	WRITE_ONCE(ibqp->counter, NULL);
+	qc = xa_load(&sdev->qcounters, counter->id);
+	if (WARN_ON_ONCE(!qc) || !qp->qstats)
+		return 0;
+	for (i = 0; i < SROCE_CNT_NR; i++)
+		qc->retired[i] += atomic64_xchg(&qp->qstats->v[i], 0);
+	return 0;
+}
+
+int sroce_counter_dealloc(struct rdma_counter *counter)
+{
+	struct sroce_dev *sdev = to_sdev(counter->device);
+
+	if (counter->id)
+		kfree(xa_erase(&sdev->qcounters, counter->id));
+	return 0;
+}
+
+/* The device ends: its counters went with its QPs; anything left */
+void sroce_counters_dev_exit(struct sroce_dev *sdev)
+{
+	struct sroce_qcounter *qc;
+	unsigned long id;
+
+	xa_for_each(&sdev->qcounters, id, qc)
+		kfree(qc);
+	xa_destroy(&sdev->qcounters);
+}
+
+int sroce_counter_update_stats(struct rdma_counter *counter)
+{
+	struct sroce_dev *sdev = to_sdev(counter->device);
+	struct rdma_hw_stats *stats = counter->stats;
+	struct sroce_qcounter *qc;
+	struct sroce_qp *qp;
+	unsigned long qpn;
+	int i;
+
+	qc = xa_load(&sdev->qcounters, counter->id);
+	for (i = 0; i < SROCE_CNT_NR; i++)
+		stats->value[i] = qc ? qc->retired[i] : 0;
+	rcu_read_lock();
+	xa_for_each(&sdev->qp_table, qpn, qp) {
+		/* pairs with the release in sroce_counter_bind_qp() */
+		struct sroce_qstats *s = smp_load_acquire(&qp->qstats);
+
+		if (READ_ONCE(qp->ibqp.counter) != counter || !s)
+			continue;
+		for (i = 0; i < SROCE_CNT_NR; i++)
+			stats->value[i] += atomic64_read(&s->v[i]);
+	}
+	rcu_read_unlock();
+	return 0;
 }

@@ -87,16 +87,36 @@ enum sroce_port_counter {
 };
 
 struct sroce_dev;
+struct sroce_qp;
 struct ib_device;
 struct rdma_hw_stats;
 
+/*
+ * A QP's own counts while it is bound to an RDMA core counter ("rdma
+ * statistic qp"): allocated at its first binding, freed with the QP.
+ */
+struct sroce_qstats {
+	atomic64_t		v[SROCE_CNT_NR];
+};
+
 void sroce_count(struct sroce_dev *sdev, enum sroce_counter c);
+void sroce_qp_stat(struct sroce_qp *qp, enum sroce_counter c);
+void sroce_qp_count(struct sroce_qp *qp, enum sroce_counter c);
+void sroce_qp_stats_drop(struct sroce_qp *qp);
 void sroce_count_port(struct sroce_dev *sdev, enum sroce_port_counter c,
 		      u32 n);
-void sroce_count_qp_events(struct sroce_dev *sdev, u32 qpn, u32 psn,
-			   u32 events);
+void sroce_count_qp_events(struct sroce_qp *qp, u32 psn, u32 events);
+extern const struct rdma_stat_desc sroce_counter_descs[SROCE_CNT_NR];
 struct rdma_hw_stats *sroce_alloc_hw_port_stats(struct ib_device *ibdev,
 						u32 port);
+struct rdma_counter;
+struct ib_qp;
+struct rdma_hw_stats *sroce_counter_alloc_stats(struct rdma_counter *counter);
+int sroce_counter_bind_qp(struct rdma_counter *counter, struct ib_qp *ibqp);
+int sroce_counter_unbind_qp(struct ib_qp *ibqp);
+int sroce_counter_dealloc(struct rdma_counter *counter);
+int sroce_counter_update_stats(struct rdma_counter *counter);
+void sroce_counters_dev_exit(struct sroce_dev *sdev);
 int sroce_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
 		       u32 port, int index);
 

@@ -100,6 +100,11 @@ static const struct ib_device_ops sroce_dev_ops = {
 	.uverbs_abi_ver = SROCE_UVERBS_ABI_VERSION,
 
 	.alloc_hw_port_stats = sroce_alloc_hw_port_stats,
+	.counter_alloc_stats = sroce_counter_alloc_stats,
+	.counter_bind_qp = sroce_counter_bind_qp,
+	.counter_dealloc = sroce_counter_dealloc,
+	.counter_unbind_qp = sroce_counter_unbind_qp,
+	.counter_update_stats = sroce_counter_update_stats,
 	.alloc_mr = sroce_alloc_mr,
 	.alloc_mw = sroce_alloc_mw,
 	.alloc_pd = sroce_alloc_pd,
@@ -229,6 +234,7 @@ int sroce_newlink(const char *ibdev_name, struct net_device *ndev)
 	xa_init_flags(&sdev->qp_table, XA_FLAGS_ALLOC);
 	xa_init_flags(&sdev->mr_table, XA_FLAGS_ALLOC);
 	xa_init_flags(&sdev->ah_table, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_IRQ);
+	xa_init_flags(&sdev->qcounters, XA_FLAGS_ALLOC1);
 	/*
 	 * The tables share xa_init_flags()'s lock class; the AH table's
 	 * lock is taken under QP locks (irqs off) and the others in process
@@ -313,6 +319,7 @@ void sroce_dealloc_driver(struct ib_device *ibdev)
 	xa_destroy(&sdev->qp_table);
 	xa_destroy(&sdev->mr_table);
 	xa_destroy(&sdev->ah_table);
+	sroce_counters_dev_exit(sdev);
 	sroce_mcast_dev_exit(sdev);
 	sroce_net_put(sdev->net);
 	/*

@@ -91,7 +91,7 @@ static bool sroce_resp_atomic(void *ctx, const struct sroce_atomic_op *op,
 		sroce_mr_store64(mr, op->va, op->swap_add);
 		spin_unlock(&sroce_atomic_lock);
 		sroce_mr_put(mr);
-		sroce_count(qp->sdev, SROCE_CNT_ATOMICS_EXECUTED);
+		sroce_qp_count(qp, SROCE_CNT_ATOMICS_EXECUTED);
 		return true;
 	}
 	sroce_mr_copy(mr, op->va, &val, sizeof(val), SROCE_FROM_MR);
@@ -104,7 +104,7 @@ static bool sroce_resp_atomic(void *ctx, const struct sroce_atomic_op *op,
 		sroce_mr_copy(mr, op->va, &val, sizeof(val), SROCE_TO_MR);
 	spin_unlock(&sroce_atomic_lock);
 	sroce_mr_put(mr);
-	sroce_count(qp->sdev, SROCE_CNT_ATOMICS_EXECUTED);
+	sroce_qp_count(qp, SROCE_CNT_ATOMICS_EXECUTED);
 	return true;
 }
 
@@ -154,10 +154,10 @@ static void sroce_resp_invalidate(struct sroce_qp *qp,
 				  struct sroce_rq_act *act)
 {
 	if (!sroce_key_invalidate(qp, act->inv_rkey)) {
-		sroce_count(qp->sdev, SROCE_CNT_REMOTE_INVS);
+		sroce_qp_count(qp, SROCE_CNT_REMOTE_INVS);
 		return;
 	}
-	sroce_count(qp->sdev, SROCE_CNT_REMOTE_INV_ERRORS);
+	sroce_qp_count(qp, SROCE_CNT_REMOTE_INV_ERRORS);
 	pr_warn_ratelimited("%s: QP %u: Send with Invalidate of key %#x refused\n",
 			    dev_name(&qp->sdev->ibdev.dev), qp->ibqp.qp_num,
 			    act->inv_rkey);
@@ -216,8 +216,7 @@ unsigned int sroce_glue_resp_rcv(struct sroce_qp *qp,
 	if (act.ack)
 		sroce_resp_ack(qp, out, &act.tx);
 	if (act.events)
-		sroce_count_qp_events(qp->sdev, qp->ibqp.qp_num,
-				      qp->rq_eng.epsn, act.events);
+		sroce_count_qp_events(qp, qp->rq_eng.epsn, act.events);
 	if (unlikely(!act.error && !sroce_rq_check(&qp->rq_eng))) {
 		/* a broken engine invariant (it warned once) fails the QP */
 		return SROCE_RUN_FATAL;
@@ -295,7 +294,7 @@ unsigned int sroce_glue_read_run(struct sroce_qp *qp, struct sk_buff_head *out,
 		if (sroce_resp_read_build(qp, &rsp, out) != -EACCES)
 			continue;
 		sroce_rq_read_failed(e, rsp.psn, &nak);
-		sroce_count(qp->sdev, SROCE_CNT_FATAL_NAKS_SENT);
+		sroce_qp_count(qp, SROCE_CNT_FATAL_NAKS_SENT);
 		sroce_resp_ack(qp, out, &nak);
 		return SROCE_RUN_FATAL;
 	}

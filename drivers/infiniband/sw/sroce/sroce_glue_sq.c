@@ -105,7 +105,7 @@ static struct sk_buff *sroce_req_build_zcopy(struct sroce_qp *qp,
 	if (!*err && tx->len >= pages * SROCE_ZCOPY_PER_PAGE) {
 		if (sroce_tx_zc_attach(qp->tx, tx->idx, skb, pages))
 			return skb;
-		sroce_count(qp->sdev, SROCE_CNT_TX_ZCOPY_OVER_LIMIT);
+		sroce_qp_count(qp, SROCE_CNT_TX_ZCOPY_OVER_LIMIT);
 	}
 	kfree_skb(skb);
 	*err = !*err || *err == -EOPNOTSUPP || *err == -EMSGSIZE ? 0 : -EACCES;
@@ -155,7 +155,7 @@ static int sroce_req_build(struct sroce_qp *qp, const struct sroce_tx_req *tx,
 		}
 	}
 	if (tx->retransmit)
-		sroce_count(qp->sdev, SROCE_CNT_RETRANSMITS);
+		sroce_qp_count(qp, SROCE_CNT_RETRANSMITS);
 	if (sroce_pkt_seal(&qp->av, skb))
 		return -ENOMEM;
 	__skb_queue_tail(out, skb);
@@ -181,7 +181,7 @@ static u8 sroce_req_local(struct sroce_qp *qp, u32 idx)
 	else
 		err = sroce_key_invalidate(qp, w->inv_rkey);
 	if (err) {
-		sroce_count(qp->sdev, SROCE_CNT_LOCAL_OP_ERRORS);
+		sroce_qp_count(qp, SROCE_CNT_LOCAL_OP_ERRORS);
 		pr_warn_ratelimited("%s: QP %u: %s of key %#x refused\n",
 				    dev_name(&qp->sdev->ibdev.dev),
 				    qp->ibqp.qp_num,
@@ -191,7 +191,7 @@ static u8 sroce_req_local(struct sroce_qp *qp, u32 idx)
 								w->inv_rkey);
 		return IB_WC_LOC_QP_OP_ERR;
 	}
-	sroce_count(qp->sdev, w->opcode == IB_WR_REG_MR ? SROCE_CNT_FAST_REGS :
+	sroce_qp_count(qp, w->opcode == IB_WR_REG_MR ? SROCE_CNT_FAST_REGS :
 							  SROCE_CNT_LOCAL_INVS);
 	return IB_WC_SUCCESS;
 }
@@ -220,12 +220,12 @@ unsigned int sroce_glue_req_run(struct sroce_qp *qp, struct sk_buff_head *out,
 			return 0;
 		case SROCE_REQ_BUDGET:
 			/* the device's QPs hold it: freed budget runs it */
-			sroce_count(qp->sdev, SROCE_CNT_TX_BUDGET_HELD);
+			sroce_qp_count(qp, SROCE_CNT_TX_BUDGET_HELD);
 			sroce_cc_budget_hold(qp);
 			return 0;
 		case SROCE_REQ_PACED:
 			/* the QP's rate: the pace timer runs it again */
-			sroce_count(qp->sdev, SROCE_CNT_TX_PACED);
+			sroce_qp_count(qp, SROCE_CNT_TX_PACED);
 			hrtimer_start(&qp->pace_timer,
 				      ns_to_ktime(sroce_sq_pace_at(e)),
 				      HRTIMER_MODE_ABS_SOFT);
@@ -347,8 +347,7 @@ static unsigned int sroce_sq_act_apply(struct sroce_qp *qp, u32 comp_before,
 		sroce_sq_report(qp);
 	}
 	if (act->events)
-		sroce_count_qp_events(qp->sdev, qp->ibqp.qp_num, e->una_psn,
-				      act->events);
+		sroce_count_qp_events(qp, e->una_psn, act->events);
 	if (act->drained)
 		sroce_glue_sq_drained(qp);
 	/* A broken engine invariant (it warned once) fails the QP */

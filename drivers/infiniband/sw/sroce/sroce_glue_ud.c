@@ -79,7 +79,7 @@ static enum ib_wc_status sroce_ud_build(struct sroce_qp *qp,
 	skb = sroce_pkt_new(qp, &h, s->length, &payload);
 	if (!skb) {
 		/* lost like on the wire: UD promises no delivery */
-		sroce_count(qp->sdev, SROCE_CNT_TX_DROP);
+		sroce_qp_count(qp, SROCE_CNT_TX_DROP);
 		return IB_WC_SUCCESS;
 	}
 	if (s->length) {
@@ -122,7 +122,7 @@ unsigned int sroce_glue_ud_run(struct sroce_qp *qp, struct sk_buff_head *out,
 			st = sroce_ud_build(qp, &e, &s, &av, data, out);
 		sroce_queue_pop(&qp->sq);
 		if (st != IB_WC_SUCCESS) {
-			sroce_count(qp->sdev, SROCE_CNT_UD_BAD_SENDS);
+			sroce_qp_count(qp, SROCE_CNT_UD_BAD_SENDS);
 			pr_warn_ratelimited("%s: QP %u: UD work request failed with status %d\n",
 					    dev_name(&qp->sdev->ibdev.dev),
 					    qp->ibqp.qp_num, st);
@@ -193,7 +193,6 @@ static void sroce_ud_wc_origin(struct sk_buff *skb, struct ib_wc *wc)
 void sroce_glue_ud_rcv(struct sroce_qp *qp, struct sk_buff *skb,
 		       const struct sroce_rxpkt *rx)
 {
-	struct sroce_dev *sdev = qp->sdev;
 	struct sroce_ud_cfg cfg;
 	u8 grh[SROCE_GRH_LEN];
 	struct ib_wc wc = {
@@ -204,7 +203,7 @@ void sroce_glue_ud_rcv(struct sroce_qp *qp, struct sk_buff *skb,
 
 	if (qp->state != IB_QPS_RTR && qp->state != IB_QPS_RTS &&
 	    qp->state != IB_QPS_SQD && qp->state != IB_QPS_SQE) {
-		sroce_count(sdev, SROCE_CNT_UD_DROP_STATE);
+		sroce_qp_count(qp, SROCE_CNT_UD_DROP_STATE);
 		return;
 	}
 	sroce_ud_cfg(qp, &cfg);
@@ -212,21 +211,21 @@ void sroce_glue_ud_rcv(struct sroce_qp *qp, struct sk_buff *skb,
 	case SROCE_UD_OK:
 		break;
 	case SROCE_UD_BAD_QKEY:
-		sroce_count(sdev, SROCE_CNT_UD_DROP_QKEY);
+		sroce_qp_count(qp, SROCE_CNT_UD_DROP_QKEY);
 		return;
 	case SROCE_UD_TOO_LONG:
-		sroce_count(sdev, SROCE_CNT_UD_DROP_LENGTH);
+		sroce_qp_count(qp, SROCE_CNT_UD_DROP_LENGTH);
 		return;
 	default:
-		sroce_count(sdev, SROCE_CNT_UD_DROP_OPCODE);
+		sroce_qp_count(qp, SROCE_CNT_UD_DROP_OPCODE);
 		return;
 	}
 	switch (sroce_wqe_take_recv(qp, SROCE_GRH_LEN + rx->p.payload_len)) {
 	case SROCE_RECV_NONE:
-		sroce_count(sdev, SROCE_CNT_UD_DROP_NO_RECV);
+		sroce_qp_count(qp, SROCE_CNT_UD_DROP_NO_RECV);
 		return;
 	case SROCE_RECV_SHORT:
-		sroce_count(sdev, SROCE_CNT_UD_DROP_NO_ROOM);
+		sroce_qp_count(qp, SROCE_CNT_UD_DROP_NO_ROOM);
 		return;
 	case SROCE_RECV_TAKEN:
 		break;
@@ -248,7 +247,7 @@ void sroce_glue_ud_rcv(struct sroce_qp *qp, struct sk_buff *skb,
 			wc.status = IB_WC_LOC_PROT_ERR;
 	}
 	if (wc.status != IB_WC_SUCCESS) {
-		sroce_count(sdev, SROCE_CNT_UD_RECV_ERRORS);
+		sroce_qp_count(qp, SROCE_CNT_UD_RECV_ERRORS);
 		sroce_qp_post_cqe(qp, qp->rcq, &wc, false);
 		return;
 	}

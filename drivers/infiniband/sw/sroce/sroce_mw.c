@@ -197,13 +197,13 @@ u8 sroce_mw_bind(struct sroce_qp *qp, const struct sroce_swqe *w)
 	}
 	rcu_read_unlock();
 	if (err) {
-		sroce_count(qp->sdev, SROCE_CNT_LOCAL_OP_ERRORS);
+		sroce_qp_count(qp, SROCE_CNT_LOCAL_OP_ERRORS);
 		pr_warn_ratelimited("%s: QP %u: bind of window %#x refused\n",
 				    dev_name(&qp->sdev->ibdev.dev),
 				    qp->ibqp.qp_num, w->mw_rkey);
 		return IB_WC_MW_BIND_ERR;
 	}
-	sroce_count(qp->sdev, SROCE_CNT_MW_BINDS);
+	sroce_qp_count(qp, SROCE_CNT_MW_BINDS);
 	return IB_WC_SUCCESS;
 }
 

@@ -396,14 +396,14 @@ void sroce_xmit(struct sroce_qp *qp, struct sk_buff_head *list)
 			d = dst_clone(dst);	/* NULL if no route */
 		}
 		if (!d) {
-			sroce_count(qp->sdev, SROCE_CNT_TX_DROP);
+			sroce_qp_count(qp, SROCE_CNT_TX_DROP);
 			kfree_skb(skb);
 			continue;
 		}
 		if (skb_zcopy(skb))
-			sroce_count(qp->sdev, SROCE_CNT_TX_ZCOPY);
+			sroce_qp_count(qp, SROCE_CNT_TX_ZCOPY);
 		len = ntohs(udp_hdr(skb)->len) - sizeof(struct udphdr);
-		sroce_count(qp->sdev, SROCE_CNT_TX_PACKETS);
+		sroce_qp_count(qp, SROCE_CNT_TX_PACKETS);
 		sroce_count_port(qp->sdev, SROCE_PORT_XMIT_OCTETS, len);
 		trace_sroce_tx(&qp->sdev->ibdev,
 			       skb_transport_header(skb) + sizeof(struct udphdr),

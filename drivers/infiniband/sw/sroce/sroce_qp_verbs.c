@@ -570,5 +570,7 @@ int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 
 	sroce_qp_free_queues(qp);
 	sroce_route_release(&qp->route);
+	/* the core unbound it from its counter before calling us */
+	sroce_qp_stats_drop(qp);
 	return 0;
 }

@@ -203,12 +203,12 @@ static bool sroce_rx_from_peer(struct sroce_qp *qp, struct sk_buff *skb,
 		ok = false;
 	}
 	if (!ok) {
-		sroce_count(sdev, SROCE_CNT_RX_DROP_ADDRESS);
+		sroce_qp_count(qp, SROCE_CNT_RX_DROP_ADDRESS);
 		return false;
 	}
 
 	if (!sroce_pkey_ok(p->hdr.bth.pkey)) {
-		sroce_count(sdev, SROCE_CNT_RX_DROP_PKEY);
+		sroce_qp_count(qp, SROCE_CNT_RX_DROP_PKEY);
 		pr_notice_ratelimited("%s: QP %u: packet with P_Key %#06x dropped\n",
 				      dev_name(&sdev->ibdev.dev),
 				      qp->ibqp.qp_num, p->hdr.bth.pkey);
@@ -322,6 +322,7 @@ static void sroce_rcv(struct sk_buff *skb, struct ib_device *ibdev)
 		sroce_count(sdev, SROCE_CNT_RX_DROP_NO_QP);
 		goto put_dev;
 	}
+	sroce_qp_stat(qp, SROCE_CNT_RX_PACKETS);	/* counted above */
 
 	if (sroce_qp_is_ud(qp)) {
 		/*
@@ -334,7 +335,7 @@ static void sroce_rcv(struct sk_buff *skb, struct ib_device *ibdev)
 		if (sroce_pkey_ok(rx.p.hdr.bth.pkey))
 			sroce_glue_ud_rcv(qp, skb, &rx);
 		else
-			sroce_count(sdev, SROCE_CNT_RX_DROP_PKEY);
+			sroce_qp_count(qp, SROCE_CNT_RX_DROP_PKEY);
 		sroce_qp_unlock(qp, flags);
 		goto put_qp;
 	}

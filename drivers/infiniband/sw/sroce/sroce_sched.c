@@ -166,7 +166,7 @@ static int sroce_qp_tx_room(struct sroce_qp *qp)
 	if (room > 0)
 		return room;
 	if (!test_and_set_bit(SROCE_TX_THROTTLED, &ctx->flags))
-		sroce_count(qp->sdev, SROCE_CNT_TX_THROTTLED);
+		sroce_qp_count(qp, SROCE_CNT_TX_THROTTLED);
 	return SROCE_TX_HIGH - atomic_read(&ctx->inflight);
 }
 
