@@ -19,7 +19,9 @@
 #   and PSN) of a short ib_write_bw through netem's 10% loss, and on a the
 #   drop with its reason (sroce_count: rx_drop_no_qp).
 # - Per-QP counters (rdma statistic qp, auto mode by QP type): a
-#   streaming RC QP's counter counts its packets; once it is gone, the
+#   streaming RC QP's counter counts its packets, and so does one it
+#   is then bound to by hand (after an unbinding, and a second one
+#   refused); once it is gone, the
 #   port's hw_counters still equal the PMA's counts (the RDMA core adds
 #   its counters' counts to the port's; the lossy run above lost some,
 #   so the two sides are not compared again).
@@ -161,9 +163,9 @@ sync_peer traced
 # counter are gone, hw_counters' packets are the PMA's again.
 check "rdma statistic qp set link sroce0/1 auto type on" \
 	rdma statistic qp set link sroce0/1 auto type on
-qp_tx() { # tx_packets of the RC QP counter, from rdma statistic qp show
+qp_tx() { # tx_packets of the (one) QP counter, from rdma statistic qp show
 	rdma statistic qp show link sroce0/1 |
-		awk '/qp-type RC/ { for (i = 1; i < NF; i++)
+		awk '{ for (i = 1; i < NF; i++)
 			if ($i == "tx_packets") print $(i + 1) }' | head -n 1
 }
 qp_streamed() { [ "$(qp_tx)" -ge 100 ] 2> /dev/null; }
@@ -182,6 +184,29 @@ else
 fi
 check "rdma statistic qp: the RC QP's counter counts its packets" \
 	wait_for 120 qp_streamed
+rdma statistic qp show link sroce0/1 | sed 's/^/# /'
+# By hand (the port's counters in manual mode, auto off): the QP leaves
+# its counter (which goes with it), cannot leave it twice, and is bound
+# to a new counter, which counts on.
+field() { # WORD: the value after WORD on the first line that has it
+	awk -v w="$1" '{ for (i = 1; i < NF; i++) if ($i == w) { print $(i + 1); exit } }'
+}
+cntn=$(rdma statistic qp show link sroce0/1 | field cntn)
+lqpn=$(rdma resource show qp link sroce0/1 | grep 'type RC' |
+	grep rc_verify | field lqpn)
+check "rdma statistic qp set link sroce0/1 auto off (manual mode)" \
+	rdma statistic qp set link sroce0/1 auto off
+check "rdma statistic qp unbind cntn $cntn lqpn $lqpn" \
+	rdma statistic qp unbind link sroce0/1 cntn "$cntn" lqpn "$lqpn"
+check_fails "unbinding it again is refused" \
+	rdma statistic qp unbind link sroce0/1 cntn "$cntn" lqpn "$lqpn"
+check "rdma statistic qp bind lqpn $lqpn (a counter by hand)" \
+	rdma statistic qp bind link sroce0/1 lqpn "$lqpn"
+cntn2=$(rdma statistic qp show link sroce0/1 | field cntn)
+check "a new counter: cntn $cntn2, not $cntn" \
+	test -n "$cntn2" -a "$cntn2" != "$cntn"
+qp_grew() { [ "$(qp_tx)" -ge 50 ] 2> /dev/null; }
+check "the counter by hand counts the QP's packets on" wait_for 120 qp_grew
 rdma statistic qp show link sroce0/1 | sed 's/^/# /'
 sync_peer qp-counted
 [ "$SROCE_ROLE" = b ] && touch /tmp/forge.info.done

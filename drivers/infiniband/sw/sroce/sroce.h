@@ -77,6 +77,7 @@ struct sroce_dev {
 	 */
 	atomic64_t		counted_by_qps[SROCE_CNT_NR];
 	struct xarray		qcounters;	/* counter id -> retired counts */
+	u32			qcounter_next;	/* next id to try; xa lock */
 	atomic64_t		port_counters[SROCE_PORT_NR];
 	/*
 	 * Packets its RC QPs keep in flight together (sroce_cc.c): the

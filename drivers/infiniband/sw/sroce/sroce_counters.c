@@ -220,6 +220,7 @@ int sroce_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
  */
 struct sroce_qcounter {
 	u64			retired[SROCE_CNT_NR];
+	struct list_head	qps;		/* bound to it now */
 };
 
 struct rdma_hw_stats *sroce_counter_alloc_stats(struct rdma_counter *counter)
@@ -228,55 +229,98 @@ struct rdma_hw_stats *sroce_counter_alloc_stats(struct rdma_counter *counter)
 					  RDMA_HW_STATS_DEFAULT_LIFESPAN);
 }
 
+/* The QP's own counts, made once; a racing binding's copy is freed */
+static int sroce_qp_stats_get(struct sroce_qp *qp)
+{
+	struct sroce_qstats *s;
+
+	if (READ_ONCE(qp->qstats))
+		return 0;
+	s = kzalloc(sizeof(*s), GFP_KERNEL);
+	if (!s)
+		return -ENOMEM;
+	/* zeroed before the data path, which reads it unlocked, sees it */
+	if (cmpxchg_release(&qp->qstats, NULL, s))
+		kfree(s);
+	return 0;
+}
+
+/*
+ * The core checks that a QP is unbound without a lock: two bindings of
+ * one QP (two modify_qps to INIT in auto mode, two "qp bind" commands)
+ * may both come here, under two counters' locks. The QP is claimed with
+ * a compare-and-exchange of its counter: the loser fails, and a counter
+ * it had just given an id loses the id again (the core frees a counter
+ * whose first binding failed without counter_dealloc).
+ */
 int sroce_counter_bind_qp(struct rdma_counter *counter, struct ib_qp *ibqp)
 {
 	struct sroce_dev *sdev = to_sdev(counter->device);
 	struct sroce_qp *qp = to_sqp(ibqp);
 	struct sroce_qcounter *qc;
+	bool made = false;
 	u32 id;
 	int err;
 
-	/*
-	 * The QP's counts first: a failure after the counter's id is made
-	 * would leave the id behind (the core frees a counter whose first
-	 * binding failed without counter_dealloc).
-	 */
-	if (!qp->qstats) {
-		struct sroce_qstats *s = kzalloc(sizeof(*s), GFP_KERNEL);
-
-		if (!s)
-			return -ENOMEM;
-		/* zeroed before readers without the counter's lock see it */
-		smp_store_release(&qp->qstats, s);
-	}
+	err = sroce_qp_stats_get(qp);
+	if (err)
+		return err;
 	if (!counter->id) {
 		qc = kzalloc(sizeof(*qc), GFP_KERNEL);
 		if (!qc)
 			return -ENOMEM;
-		err = xa_alloc(&sdev->qcounters, &id, qc, xa_limit_31b,
-			       GFP_KERNEL);
-		if (err) {
+		INIT_LIST_HEAD(&qc->qps);
+		/* cyclic: a counter's number means one counter for a while */
+		err = xa_alloc_cyclic(&sdev->qcounters, &id, qc, xa_limit_31b,
+				      &sdev->qcounter_next, GFP_KERNEL);
+		if (err < 0) {
 			kfree(qc);
 			return err;
 		}
 		counter->id = id;
+		made = true;
 	}
-	sroce_qp_stats_return(qp, false);	/* from an earlier binding */
-	WRITE_ONCE(ibqp->counter, counter);
+	qc = xa_load(&sdev->qcounters, counter->id);
+	if (WARN_ON_ONCE(!qc))
+		return -EINVAL;
+	if (cmpxchg(&ibqp->counter, NULL, counter)) {
+		if (made) {
+			kfree(xa_erase(&sdev->qcounters, counter->id));
+			counter->id = 0;
+		}
+		return -EINVAL;
+	}
+	/*
+	 * Counts an earlier binding's unbinding raced with go back to the
+	 * port (a few of this binding's first may go with them: the port
+	 * still counts those).
+	 */
+	sroce_qp_stats_return(qp, false);
+	list_add_tail(&qp->counter_node, &qc->qps);	/* counter's lock */
 	return 0;
 }
 
 int sroce_counter_unbind_qp(struct ib_qp *ibqp)
 {
-	struct rdma_counter *counter = ibqp->counter;
 	struct sroce_dev *sdev = to_sdev(ibqp->device);
 	struct sroce_qp *qp = to_sqp(ibqp);
+	struct rdma_counter *counter;
 	struct sroce_qcounter *qc;
 	int i;
 
-	WRITE_ONCE(ibqp->counter, NULL);
+	/*
+	 * Two unbindings of one QP (two "qp unbind" commands) both come
+	 * here, one after the other under its counter's lock: the second
+	 * finds it unbound. Off the counter's list before the QP is free to
+	 * be bound again, under another counter's lock.
+	 */
+	counter = READ_ONCE(ibqp->counter);
+	if (!counter)
+		return -EINVAL;
+	list_del(&qp->counter_node);
+	xchg(&ibqp->counter, NULL);		/* a barrier, as its claim */
 	qc = xa_load(&sdev->qcounters, counter->id);
-	if (WARN_ON_ONCE(!qc) || !qp->qstats)
+	if (WARN_ON_ONCE(!qc))
 		return 0;
 	for (i = 0; i < SROCE_CNT_NR; i++)
 		qc->retired[i] += atomic64_xchg(&qp->qstats->v[i], 0);
@@ -309,22 +353,16 @@ int sroce_counter_update_stats(struct rdma_counter *counter)
 	struct rdma_hw_stats *stats = counter->stats;
 	struct sroce_qcounter *qc;
 	struct sroce_qp *qp;
-	unsigned long qpn;
 	int i;
 
 	qc = xa_load(&sdev->qcounters, counter->id);
 	for (i = 0; i < SROCE_CNT_NR; i++)
 		stats->value[i] = qc ? qc->retired[i] : 0;
-	rcu_read_lock();
-	xa_for_each(&sdev->qp_table, qpn, qp) {
-		/* pairs with the release in sroce_counter_bind_qp() */
-		struct sroce_qstats *s = smp_load_acquire(&qp->qstats);
-
-		if (READ_ONCE(qp->ibqp.counter) != counter || !s)
-			continue;
+	if (!qc)
+		return 0;
+	/* its QPs: the counter's lock keeps them bound, and so alive */
+	list_for_each_entry(qp, &qc->qps, counter_node)
 		for (i = 0; i < SROCE_CNT_NR; i++)
-			stats->value[i] += atomic64_read(&s->v[i]);
-	}
-	rcu_read_unlock();
+			stats->value[i] += atomic64_read(&qp->qstats->v[i]);
 	return 0;
 }

@@ -96,6 +96,7 @@ struct sroce_qp {
 	struct sroce_tx_ctx	*tx;		/* pacing, see sroce_net.h */
 	/* its counts while bound to a counter (ibqp.counter), or NULL */
 	struct sroce_qstats	*qstats;
+	struct list_head	counter_node;	/* on its counter's list */
 	spinlock_t		lock;		/* everything below */
 	u8			notify;		/* SROCE_NOTIFY_* to call */
 	/* Built, not yet handed to the stack (sroce_qp_queue()) */

@@ -246,6 +246,14 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 
 err_xa:
 	xa_erase(&sdev->qp_table, qpn);
+	/*
+	 * A packet may have found it meanwhile (a forged one, at a guessed
+	 * QPN): as in destroy_qp, wait for such readers before the core
+	 * frees it.
+	 */
+	synchronize_rcu();
+	sroce_qp_put(qp);
+	wait_for_completion(&qp->released);
 err_queues:
 	sroce_qp_free_queues(qp);
 err_tx:
