@@ -269,6 +269,22 @@ need_rxe() {
 	ktap_end	# exits
 }
 
+# dyndbg ON|OFF: rdma_sroce's dynamic debug messages (ibdev_dbg(): the
+# reasons of refusals) on or off; fails on a kernel without dynamic
+# debug (make check-debug's), whose callers skip what needs it.
+dyndbg() {
+	local ctl=/sys/kernel/debug/dynamic_debug/control
+
+	mountpoint -q /sys/kernel/debug ||
+		mount -t debugfs none /sys/kernel/debug 2> /dev/null
+	[ -w "$ctl" ] || return 1
+	if [ "$1" = on ]; then
+		echo 'module rdma_sroce +p' > "$ctl"
+	else
+		echo 'module rdma_sroce -p' > "$ctl"
+	fi
+}
+
 # have_rxe: the kernel has rdma_rxe
 have_rxe() { modinfo rdma_rxe > /dev/null 2>&1; }
 

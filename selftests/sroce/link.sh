@@ -46,14 +46,18 @@ check "port active on the virtio NIC" \
 	bash -c '[ "$(port_attr s_eth0 state)" = PORT_ACTIVE ]'
 
 # A verb's refusal says why under dynamic debug: a CQ over the limit.
-mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
-echo 'module rdma_sroce +p' > /sys/kernel/debug/dynamic_debug/control
 dmesg -C
+has_dyndbg=0
+dyndbg on && has_dyndbg=1
 check_fails "a CQ of 40001 entries refused" \
 	ibv_rc_pingpong -d s_eth0 -g 1 -r 40000 -p 18001
-check "and the log says why" bash -c \
-	"dmesg | grep -q 'create_cq: 40001 entries (1 to 32767)'"
-echo 'module rdma_sroce -p' > /sys/kernel/debug/dynamic_debug/control
+if [ $has_dyndbg = 1 ]; then
+	check "and the log says why" bash -c \
+		"dmesg | grep -q 'create_cq: 40001 entries (1 to 32767)'"
+	dyndbg off
+else
+	ktap_skip "and the log says why" "no dynamic debug in $(uname -r)"
+fi
 
 # Bad inputs: each must fail cleanly.
 check_fails "unknown netdev refused" \
