@@ -12,7 +12,7 @@
 #include "sroce_qp.h"
 #include "sroce_trace.h"
 
-const struct rdma_stat_desc sroce_counter_descs[SROCE_CNT_NR] = {
+static const struct rdma_stat_desc sroce_counter_descs[] = {
 	[SROCE_CNT_RX_PACKETS].name = "rx_packets",
 	[SROCE_CNT_TX_PACKETS].name = "tx_packets",
 	[SROCE_CNT_RX_DROP_MALFORMED].name = "rx_drop_malformed",
@@ -99,6 +99,8 @@ static const u8 sroce_event_counter[SROCE_EV_NR] = {
 	[SROCE_EV_UC_LEN_ERR] = SROCE_CNT_UC_LEN_ERRORS,
 };
 
+static_assert(ARRAY_SIZE(sroce_counter_descs) == SROCE_CNT_NR);
+
 void sroce_count(struct sroce_dev *sdev, enum sroce_counter c)
 {
 	atomic64_inc(&sdev->counters[c]);
@@ -108,10 +110,10 @@ void sroce_count(struct sroce_dev *sdev, enum sroce_counter c)
 /*
  * An event of QP @qp the device counted already: the QP's counter's too,
  * if the QP is bound to one. Its counts are allocated before the QP is
- * bound (smp_store_release() in sroce_counter_bind_qp()) and live as
- * long as the QP; an event racing with an unbinding may stay behind in
- * them, and is given back to the port by the next binding or by the
- * QP's end (sroce_qp_stats_drop()).
+ * bound (sroce_qp_stats_get()) and live as long as the QP; an event
+ * racing with an unbinding may stay behind in them, and is given back
+ * to the port by the next binding or by the QP's end
+ * (sroce_qp_stats_drop()).
  */
 void sroce_qp_stat(struct sroce_qp *qp, enum sroce_counter c)
 {
@@ -119,7 +121,7 @@ void sroce_qp_stat(struct sroce_qp *qp, enum sroce_counter c)
 
 	if (likely(!READ_ONCE(qp->ibqp.counter)))
 		return;
-	/* pairs with the release in sroce_counter_bind_qp(): zeroed */
+	/* pairs with the release in sroce_qp_stats_get(): zeroed */
 	s = smp_load_acquire(&qp->qstats);
 	if (!s)
 		return;
@@ -136,9 +138,9 @@ void sroce_qp_count(struct sroce_qp *qp, enum sroce_counter c)
 
 /*
  * Counts left in an unbound QP's own (events that raced with the
- * unbinding) go back to the port; with @free, the QP ends.
+ * unbinding) go back to the port.
  */
-static void sroce_qp_stats_return(struct sroce_qp *qp, bool free)
+static void sroce_qp_stats_return(struct sroce_qp *qp)
 {
 	struct sroce_qstats *s = qp->qstats;
 	int i;
@@ -148,16 +150,14 @@ static void sroce_qp_stats_return(struct sroce_qp *qp, bool free)
 	for (i = 0; i < SROCE_CNT_NR; i++)
 		atomic64_sub(atomic64_xchg(&s->v[i], 0),
 			     &qp->sdev->counted_by_qps[i]);
-	if (free) {
-		qp->qstats = NULL;
-		kfree(s);
-	}
 }
 
 /* The QP ends (unbound by the core before its destroy_qp) */
 void sroce_qp_stats_drop(struct sroce_qp *qp)
 {
-	sroce_qp_stats_return(qp, true);
+	sroce_qp_stats_return(qp);
+	kfree(qp->qstats);
+	qp->qstats = NULL;
 }
 
 /* No trace event: sroce_tx and sroce_rx carry every packet's length */
@@ -191,11 +191,17 @@ void sroce_count_qp_events(struct sroce_qp *qp, u32 psn, u32 events)
 	}
 }
 
-struct rdma_hw_stats *sroce_alloc_hw_port_stats(struct ib_device *ibdev,
-						u32 port)
+/* A port's and a per-QP counter's stats: the same names */
+static struct rdma_hw_stats *sroce_alloc_stats(void)
 {
 	return rdma_alloc_hw_stats_struct(sroce_counter_descs, SROCE_CNT_NR,
 					  RDMA_HW_STATS_DEFAULT_LIFESPAN);
+}
+
+struct rdma_hw_stats *sroce_alloc_hw_port_stats(struct ib_device *ibdev,
+						u32 port)
+{
+	return sroce_alloc_stats();
 }
 
 int sroce_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
@@ -223,10 +229,10 @@ struct sroce_qcounter {
 	struct list_head	qps;		/* bound to it now */
 };
 
+/* The core adds a counter's values to the port's, index by index */
 struct rdma_hw_stats *sroce_counter_alloc_stats(struct rdma_counter *counter)
 {
-	return rdma_alloc_hw_stats_struct(sroce_counter_descs, SROCE_CNT_NR,
-					  RDMA_HW_STATS_DEFAULT_LIFESPAN);
+	return sroce_alloc_stats();
 }
 
 /* The QP's own counts, made once; a racing binding's copy is freed */
@@ -295,7 +301,7 @@ int sroce_counter_bind_qp(struct rdma_counter *counter, struct ib_qp *ibqp)
 	 * port (a few of this binding's first may go with them: the port
 	 * still counts those).
 	 */
-	sroce_qp_stats_return(qp, false);
+	sroce_qp_stats_return(qp);
 	list_add_tail(&qp->counter_node, &qc->qps);	/* counter's lock */
 	return 0;
 }

@@ -106,7 +106,6 @@ void sroce_qp_stats_drop(struct sroce_qp *qp);
 void sroce_count_port(struct sroce_dev *sdev, enum sroce_port_counter c,
 		      u32 n);
 void sroce_count_qp_events(struct sroce_qp *qp, u32 psn, u32 events);
-extern const struct rdma_stat_desc sroce_counter_descs[SROCE_CNT_NR];
 struct rdma_hw_stats *sroce_alloc_hw_port_stats(struct ib_device *ibdev,
 						u32 port);
 struct rdma_counter;

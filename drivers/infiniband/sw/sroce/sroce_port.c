@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The port, as every layer reads it: its state and active MTU, read live
- * from the netdev, the netdevs its packets use, and its one P_Key. And the workqueue the driver's
- * deferred work runs on (QP runs, CQ overflow events), which module load
- * allocates.
+ * from the netdev, the netdevs its packets use, and its one P_Key. And
+ * the workqueue the driver's deferred work runs on (QP runs, CQ overflow
+ * events), which module load allocates.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt

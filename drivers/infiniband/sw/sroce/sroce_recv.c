@@ -154,9 +154,10 @@ static void sroce_rx_drop_local(struct sk_buff *skb)
 /*
  * A connected RC QP takes packets only from its peer: IP source and
  * destination are the path's, reversed, they came in on the path's
- * netdev (the port's, or the VLAN of its GID), and the P_Key is ours. Without
- * this, anyone who can send a UDP datagram to port 4791 could inject
- * into a connection by guessing its QPN. (RC carries no source QPN.)
+ * netdev (the port's, or the VLAN of its GID), and the P_Key is ours.
+ * Without this, anyone who can send a UDP datagram to port 4791 could
+ * inject into a connection by guessing its QPN. (RC carries no source
+ * QPN.)
  * A QP in RESET, INIT or ERR has no path to check against and takes
  * nothing anyway. qp->lock held; a mismatch is counted and logged.
  */
