@@ -269,6 +269,38 @@ need_rxe() {
 	ktap_end	# exits
 }
 
+# stream_start: rc_verify's "forge" case between the pair, a serving
+# on sroce0's GID 1: verified Writes and Sends stream until stream_stop.
+# On b, /tmp/forge.info then holds "QPN PSN VA RKEY" of a's QP (where a
+# forger aims). Returns once both sides stream (sync point "streaming").
+stream_start() {
+	local prog=$SROCE_SRC/selftests/sroce/rc_verify
+
+	rm -f /tmp/forge.info /tmp/forge.info.done
+	if [ "$SROCE_ROLE" = a ]; then
+		"$prog" -d sroce0 -g 1 -s -t forge > /tmp/verify.log 2>&1 &
+		STREAM_PID=$!
+	else
+		"$prog" -d sroce0 -g 1 -c "$SROCE_PEER_IP" -t forge \
+			-f /tmp/forge.info > /tmp/verify.log 2>&1 &
+		STREAM_PID=$!
+		check "rc_verify streaming" wait_for 120 test -s /tmp/forge.info
+	fi
+	sync_peer streaming
+}
+
+# stream_stop: b ends the stream; each side imports rc_verify's points
+# (every message compared) and checks its exit status.
+stream_stop() {
+	local rc
+
+	[ "$SROCE_ROLE" = b ] && touch /tmp/forge.info.done
+	wait "$STREAM_PID"
+	rc=$?
+	ktap_import rc_verify /tmp/verify.log
+	check "rc_verify exit status" test "$rc" -eq 0
+}
+
 # dyndbg ON|OFF: rdma_sroce's dynamic debug messages (ibdev_dbg(): the
 # reasons of refusals) on or off; fails on a kernel without dynamic
 # debug (make check-debug's), whose callers skip what needs it.

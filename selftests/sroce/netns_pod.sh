@@ -91,56 +91,45 @@ else
 fi
 check "rdma link delete" rdma link delete sroce0
 
+# child_pod KIND MODE NET PORT: a pod holding a KIND child of eth0 (in
+# mode MODE) with the address NET.1 (on a) or NET.2 (on b) and its own
+# device there: ibv_rc_pingpong between the two guests' pods, buffers
+# checked; the child and its device go with the pod. Without KIND in the
+# kernel, the rest of the test is skipped.
+child_pod() {
+	local kind=$1 mode=$2 net=$3 port=$4 dev=${1:0:1}v0 a=a ip peer
+
+	[ "${kind#[aeiou]}" != "$kind" ] && a=an
+	if ! modprobe "$kind" 2> /dev/null; then
+		ktap_skip "the $kind pod" "no $kind in $(uname -r)"
+		rmmod rdma_sroce
+		ktap_end
+	fi
+	ip netns add pod
+	ip=$net.1 peer=$net.2
+	[ "$SROCE_ROLE" = b ] && ip=$net.2 peer=$net.1
+	check "$a $kind child of eth0 into the pod" bash -c \
+		"ip link add $dev link eth0 type $kind mode $mode &&
+		 ip link set $dev netns pod"
+	pod ip link set lo up
+	pod ip link set "$dev" up
+	pod ip addr add "$ip/24" dev "$dev"
+	check "rdma link add on the $kind, in the pod" \
+		pod rdma link add "s$dev" type sroce netdev "$dev"
+	check "its GID" wait_for 30 bash -c \
+		"ip netns exec pod ibv_devinfo -v -d s$dev | grep -q '::ffff:$ip, RoCE v2'"
+	SROCE_PEER_IP=$peer pod_app a "$port" \
+		ibv_rc_pingpong -d "s$dev" -g 1 -s 4096 -n 100 -c
+	app_report "$kind pod to $kind pod: ibv_rc_pingpong, buffers checked" $?
+	check "ip netns delete pod: the $kind and its device go" bash -c \
+		"ip netns delete pod && wait_for 60 bash -c '! ibdev_exists s$dev'"
+}
+
 # The Kubernetes shared-device pattern: the pod gets a macvlan child of
 # the host's NIC (its own MAC and address), the host keeps the NIC.
-if ! modprobe macvlan 2> /dev/null; then
-	ktap_skip "the macvlan pod" "no macvlan in $(uname -r)"
-	rmmod rdma_sroce
-	ktap_end
-fi
-ip netns add pod
-mv_ip=10.77.0.1 mv_peer=10.77.0.2
-[ "$SROCE_ROLE" = b ] && mv_ip=10.77.0.2 mv_peer=10.77.0.1
-check "a macvlan child of eth0 into the pod" bash -c \
-	'ip link add mv0 link eth0 type macvlan mode bridge &&
-	 ip link set mv0 netns pod'
-pod ip link set lo up
-pod ip link set mv0 up
-pod ip addr add "$mv_ip/24" dev mv0
-check "rdma link add on the macvlan, in the pod" \
-	pod rdma link add smv0 type sroce netdev mv0
-check "its GID" wait_for 30 bash -c \
-	"ip netns exec pod ibv_devinfo -v -d smv0 | grep -q '::ffff:$mv_ip, RoCE v2'"
-SROCE_PEER_IP=$mv_peer pod_app a 18994 \
-	ibv_rc_pingpong -d smv0 -g 1 -s 4096 -n 100 -c
-app_report "macvlan pod to macvlan pod: ibv_rc_pingpong, buffers checked" $?
-check "ip netns delete pod: the macvlan and its device go" bash -c \
-	'ip netns delete pod && wait_for 60 bash -c "! ibdev_exists smv0"'
-
+child_pod macvlan bridge 10.77.0 18994
 # The same with an ipvlan child (L2 mode): the pod shares the NIC's MAC
 # and is told apart by its address, as CNIs that cannot add MACs do.
-if ! modprobe ipvlan 2> /dev/null; then
-	ktap_skip "the ipvlan pod" "no ipvlan in $(uname -r)"
-	rmmod rdma_sroce
-	ktap_end
-fi
-ip netns add pod
-iv_ip=10.78.0.1 iv_peer=10.78.0.2
-[ "$SROCE_ROLE" = b ] && iv_ip=10.78.0.2 iv_peer=10.78.0.1
-check "an ipvlan child of eth0 into the pod" bash -c \
-	'ip link add iv0 link eth0 type ipvlan mode l2 &&
-	 ip link set iv0 netns pod'
-pod ip link set lo up
-pod ip link set iv0 up
-pod ip addr add "$iv_ip/24" dev iv0
-check "rdma link add on the ipvlan, in the pod" \
-	pod rdma link add siv0 type sroce netdev iv0
-check "its GID" wait_for 30 bash -c \
-	"ip netns exec pod ibv_devinfo -v -d siv0 | grep -q '::ffff:$iv_ip, RoCE v2'"
-SROCE_PEER_IP=$iv_peer pod_app a 18995 \
-	ibv_rc_pingpong -d siv0 -g 1 -s 4096 -n 100 -c
-app_report "ipvlan pod to ipvlan pod: ibv_rc_pingpong, buffers checked" $?
-check "ip netns delete pod: the ipvlan and its device go" bash -c \
-	'ip netns delete pod && wait_for 60 bash -c "! ibdev_exists siv0"'
+child_pod ipvlan l2 10.78.0 18995
 check "rmmod" rmmod rdma_sroce
 ktap_end

@@ -163,34 +163,20 @@ sync_peer traced
 # counter are gone, hw_counters' packets are the PMA's again.
 check "rdma statistic qp set link sroce0/1 auto type on" \
 	rdma statistic qp set link sroce0/1 auto type on
+field() { # WORD: the value after WORD on the first line that has it
+	awk -v w="$1" '{ for (i = 1; i < NF; i++) if ($i == w) { print $(i + 1); exit } }'
+}
 qp_tx() { # tx_packets of the (one) QP counter, from rdma statistic qp show
-	rdma statistic qp show link sroce0/1 |
-		awk '{ for (i = 1; i < NF; i++)
-			if ($i == "tx_packets") print $(i + 1) }' | head -n 1
+	rdma statistic qp show link sroce0/1 | field tx_packets
 }
 qp_streamed() { [ "$(qp_tx)" -ge 100 ] 2> /dev/null; }
-prog=$SROCE_SRC/selftests/sroce/rc_verify
-if [ "$SROCE_ROLE" = a ]; then
-	"$prog" -d sroce0 -g 1 -s -t forge > /tmp/verify.log 2>&1 &
-	pid=$!
-	sync_peer streaming
-else
-	rm -f /tmp/forge.info /tmp/forge.info.done
-	"$prog" -d sroce0 -g 1 -c "$SROCE_PEER_IP" -t forge \
-		-f /tmp/forge.info > /tmp/verify.log 2>&1 &
-	pid=$!
-	wait_for 120 test -s /tmp/forge.info
-	sync_peer streaming
-fi
+stream_start
 check "rdma statistic qp: the RC QP's counter counts its packets" \
 	wait_for 120 qp_streamed
 rdma statistic qp show link sroce0/1 | sed 's/^/# /'
 # By hand (the port's counters in manual mode, auto off): the QP leaves
 # its counter (which goes with it), cannot leave it twice, and is bound
 # to a new counter, which counts on.
-field() { # WORD: the value after WORD on the first line that has it
-	awk -v w="$1" '{ for (i = 1; i < NF; i++) if ($i == w) { print $(i + 1); exit } }'
-}
 cntn=$(rdma statistic qp show link sroce0/1 | field cntn)
 lqpn=$(rdma resource show qp link sroce0/1 | grep 'type RC' |
 	grep rc_verify | field lqpn)
@@ -209,11 +195,7 @@ qp_grew() { [ "$(qp_tx)" -ge 50 ] 2> /dev/null; }
 check "the counter by hand counts the QP's packets on" wait_for 120 qp_grew
 rdma statistic qp show link sroce0/1 | sed 's/^/# /'
 sync_peer qp-counted
-[ "$SROCE_ROLE" = b ] && touch /tmp/forge.info.done
-wait "$pid"
-rc=$?
-ktap_import rc_verify /tmp/verify.log
-check "rc_verify exit status" test "$rc" -eq 0
+stream_stop
 pma_is_hw() {
 	echo "PMA sent $(cat $ports/port_xmit_packets) received" \
 		"$(cat $ports/port_rcv_packets); hw_counters tx_packets" \

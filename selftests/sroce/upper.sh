@@ -104,23 +104,15 @@ sync_peer traffic-done
 # the stream's data must stay intact.
 N=10
 addr_grown() { [ $(($(hw_counter rx_drop_address) - $1)) -ge "$2" ]; }
-prog=$SROCE_SRC/selftests/sroce/rc_verify
+stream_start
 if [ "$SROCE_ROLE" = a ]; then
-	"$prog" -d sroce0 -g 1 -s -t forge > /tmp/verify.log 2>&1 &
-	pid=$!
-	sync_peer streaming
 	addr0=$(hw_counter rx_drop_address)
 	sync_peer forged
 	check "forged through VLAN 7: rx_drop_address +$N" \
 		wait_for 60 addr_grown "$addr0" $N
 	sync_peer checked
 else
-	"$prog" -d sroce0 -g 1 -c "$SROCE_PEER_IP" -t forge \
-		-f /tmp/forge.info > /tmp/verify.log 2>&1 &
-	pid=$!
-	check "rc_verify streaming" wait_for 120 test -s /tmp/forge.info
 	read -r qpn psn va rkey < /tmp/forge.info
-	sync_peer streaming
 	ip route add "$SROCE_PEER_IP/32" dev eth0.7
 	check "forge $N from $SROCE_IP through eth0.7, as nobody" \
 		setpriv --reuid=nobody --regid=nogroup --clear-groups \
@@ -130,12 +122,8 @@ else
 	sync_peer forged
 	sync_peer checked
 	ip route del "$SROCE_PEER_IP/32" dev eth0.7
-	touch /tmp/forge.info.done
 fi
-wait "$pid"
-rc=$?
-ktap_import rc_verify /tmp/verify.log
-check "rc_verify exit status" test "$rc" -eq 0
+stream_stop
 sync_peer forge-done
 
 # A VLAN in another namespace: its GIDs are no path of sroce0's.
