@@ -82,6 +82,9 @@
 
 /* cwnd after a loss halves it, never below this */
 #define SROCE_MIN_SSTHRESH	2
+/* of the window a CNP leaves (sroce_rc_recover.c): 4/5 */
+#define SROCE_ECN_BETA_NUM	4
+#define SROCE_ECN_BETA_DEN	5
 #define SROCE_RTO_MAX_NS	2000000000ULL
 
 /*

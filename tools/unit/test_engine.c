@@ -1428,11 +1428,11 @@ static void test_cc(void)
 	CHECK(!sroce_sq_cnp(&B.g.sq));		/* off on B: nothing */
 	CHECK(sroce_sq_cnp(&A.g.sq));		/* for what is in flight */
 	CHECK_EQ(A.g.sq.cc.rc_kbps, 50049);
-	/* the window halves too, once per window of data */
-	CHECK_EQ(A.g.sq.cwnd, A.g.sq.window / 2);
+	/* the window is cut too, by a fifth, once per window of data */
+	CHECK_EQ(A.g.sq.cwnd, A.g.sq.window * 4 / 5);
 	sroce_sq_clock(&A.g.sq, sec + 2000);	/* within the monitor period */
 	CHECK(!sroce_sq_cnp(&A.g.sq));
-	CHECK_EQ(A.g.sq.cwnd, A.g.sq.window / 2);
+	CHECK_EQ(A.g.sq.cwnd, A.g.sq.window * 4 / 5);
 	deliver(&B, -1);
 	deliver(&A, -1);
 	/* nothing in flight: late or forged, it cuts nothing */

@@ -306,12 +306,34 @@ void sroce_sqi_cwnd_cut(struct sroce_sq_eng *e)
 }
 
 /*
+ * A CE mark says a queue is building, not that one overflowed: an AQM
+ * marks early, with room left. So a CNP takes less of the window than a
+ * loss does, SROCE_ECN_BETA of it where a loss leaves half (RFC 8511's
+ * alternative backoff with ECN). A QP halving at every mark would leave a
+ * marking queue to the flows beside it that do not: a TCP CUBIC flow
+ * keeps 0.7 of its window on a mark, and carries more per packet than a
+ * RoCE path MTU does.
+ */
+static void sq_cwnd_ecn_cut(struct sroce_sq_eng *e)
+{
+	u32 keep = e->cwnd * SROCE_ECN_BETA_NUM / SROCE_ECN_BETA_DEN;
+
+	e->ssthresh = keep > SROCE_MIN_SSTHRESH ? keep : SROCE_MIN_SSTHRESH;
+	if (e->ssthresh > e->window)
+		e->ssthresh = e->window;
+	e->cwnd = e->ssthresh;
+	e->ca_acc = 0;
+}
+
+/*
  * A CNP answers packets the QP sent: with nothing in flight it can only
  * be late or forged (it carries no PSN to check), and it cuts nothing.
  * It cuts the rate (DCQCN), and the window too, once per window of data
  * (as TCP answers ECN, RFC 3168): the rate alone does not bound what a
  * QP keeps queued while its rate is still above its share (a rate starts
- * at the line's, far above a soft device's), the window does.
+ * at the line's, far above a soft device's, and DCQCN's timers, made for
+ * microsecond round trips, raise it again many times per round trip of
+ * milliseconds), the window does.
  */
 bool sroce_sq_cnp(struct sroce_sq_eng *e)
 {
@@ -319,7 +341,7 @@ bool sroce_sq_cnp(struct sroce_sq_eng *e)
 		return false;
 	if (!e->recovering &&
 	    (!e->ecn_cwr || sroce_psn_diff(e->una_psn, e->ecn_cwr_psn) >= 0)) {
-		sroce_sqi_cwnd_cut(e);
+		sq_cwnd_ecn_cut(e);
 		e->ecn_cwr = true;
 		e->ecn_cwr_psn = e->sent_psn;
 	}
