@@ -24,6 +24,12 @@
 #   median max jain" (per-QP MB/s, Jain's index over the QPs' bytes) and,
 #   for sroce, the counters that explain them from both sides
 #   ("SCALECNT impl mtu qps SIDE:NAME DELTA").
+# ucx: what MPI moves over UCX (Open MPI's and MPICH's UCX layers match
+#   tags and send large messages by rendezvous): ucx_perftest tag_bw of
+#   4 MiB messages, rendezvous by RDMA Write (UCX_RNDV_SCHEME=put_zcopy)
+#   and by RDMA Read (get_zcopy); b prints "UCX impl mtu scheme MB/s"
+#   and the counters as scale does ("UCXCNT impl mtu scheme SIDE:NAME
+#   DELTA").
 . "$SROCE_SRC/selftests/lib.sh"
 
 MARK=${SROCE_ICOUNT_MARK:-$SROCE_SRC/build/host/icount-mark}
@@ -174,6 +180,33 @@ scale_rdma() {
 	done
 }
 
+# The rendezvous schemes MPI's large messages take over UCX, each once:
+# the counters say what was sent again and received twice.
+ucx_rdma() {
+	local impl=$1 scheme tag side bw
+
+	for scheme in put_zcopy get_zcopy; do
+		tag=$SROCE_SYNC/ucx-$impl-$mtu-$scheme
+		counters_now > "$tag.before.$SROCE_ROLE"
+		step=$((step + 1))
+		pair_app a $((18800 + step)) env UCX_NET_DEVICES="$dev:1" \
+			UCX_RNDV_SCHEME=$scheme ucx_perftest -t tag_bw \
+			-s 4194304 -n 60
+		counters_now > "$tag.after.$SROCE_ROLE"
+		sync_peer "ucx-$impl-$mtu-$scheme"
+		[ "$SROCE_ROLE" = b ] || continue
+		# "Final: ITERS ... BW_AVERAGE BW_OVERALL RATE RATE"
+		bw=$(awk '$1 == "Final:" { print $(NF - 2) }' /tmp/app.log)
+		echo "UCX $impl $mtu $scheme ${bw:-FAILED}"
+		[ -n "$bw" ] || grep -a -E 'ERROR|Fatal|rror' /tmp/app.log |
+			head -n 5 | sed 's/^/# /'
+		for side in a b; do
+			counter_deltas "$tag.before.$side" "$tag.after.$side" \
+				"UCXCNT $impl $mtu $scheme $side:"
+		done
+	done
+}
+
 time_tcp() {
 	local r
 
@@ -204,6 +237,7 @@ run_parts() {
 		case " $PARTS " in *" count "*) count_rdma "$1" ;; esac
 		case " $PARTS " in *" time "*) time_rdma "$1" ;; esac
 		case " $PARTS " in *" scale "*) scale_rdma "$1" ;; esac
+		case " $PARTS " in *" ucx "*) ucx_rdma "$1" ;; esac
 	done
 }
 

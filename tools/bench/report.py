@@ -15,7 +15,9 @@ each; the table gives the median and the spread (min-max) over them, and
 sroce against rdma_rxe (bandwidth sroce/rxe, latency sroce/rxe: the
 issue's targets are >= 3x and <= 0.5x).
 
-usage: report.py OUTDIR [FANIN_OUTDIR]"""
+usage: report.py OUTDIR [--tap DIR] [--fanin DIR] [--busy DIR] [--ecn DIR]
+(the other parts' output directories, each read if given)"""
+import argparse
 import statistics
 import sys
 
@@ -139,10 +141,11 @@ def words(path):
         return None
 
 
-def scale(lines):
+def scale(lines, nic='socket'):
     """"SCALE impl mtu qps MB/s min median max jain" and
     "SCALECNT impl mtu qps SIDE:NAME DELTA" lines: one row per QP count,
-    with its bandwidth against one QP's of the same impl and MTU."""
+    with its bandwidth against one QP's of the same impl and MTU; @nic
+    names the guests' NICs."""
     rows, cnt, order = {}, {}, []
     for w in lines:
         if len(w) >= 5 and w[0] == 'SCALE':
@@ -154,8 +157,9 @@ def scale(lines):
             cnt.setdefault((w[1], w[2], int(w[3])), {})[w[4]] = int(w[5])
     if not order:
         return
-    print('Scale: RC QPs of 64 KiB RDMA Writes at once (fan_verify, data'
-          ' checked); MB/s in all, x one QP, per-QP min/median/max, Jain')
+    print(f'Scale, {nic} NIC: RC QPs of 64 KiB RDMA Writes at once'
+          ' (fan_verify, data checked); MB/s in all, x one QP, per-QP'
+          ' min/median/max, Jain')
     print(f'{"mtu":>5} {"qps":>4} {"impl":6} {"MB/s":>7} {"x1QP":>5} '
           f'{"min/median/max":>20} {"Jain":>6}  counters')
     for mtu, qps in order:
@@ -278,19 +282,104 @@ def busy(path):
     print()
 
 
-def main():
-    out = sys.argv[1]
-    lines = words(out + '/b/output.txt')
+def ucx(lines):
+    """"UCX impl mtu scheme MB/s" and "UCXCNT impl mtu scheme SIDE:NAME
+    DELTA" lines: MPI's large messages over UCX, with what was received
+    twice (the target: at most 1 % of packets) and sent again."""
+    rows, cnt = [], {}
+    for w in lines:
+        if len(w) >= 5 and w[0] == 'UCX':
+            rows.append(w[1:5])
+        elif len(w) == 6 and w[0] == 'UCXCNT':
+            cnt.setdefault(tuple(w[1:4]), {})[w[4]] = int(w[5])
+    if not rows:
+        return
+    print('UCX, as MPI uses it: ucx_perftest tag_bw of 4 MiB messages,'
+          ' rendezvous by RDMA Write (put_zcopy) or Read (get_zcopy);'
+          ' MB/s, packets received twice and sent again (both sides)')
+    for impl, mtu, scheme, bw in rows:
+        c = cnt.get((impl, mtu, scheme), {})
+        extra = ''
+        rx = c.get('a:rx_packets', 0) + c.get('b:rx_packets', 0)
+        if rx:
+            dup = c.get('a:duplicate_requests', 0) + \
+                c.get('b:duplicate_requests', 0)
+            resent = c.get('a:retransmits', 0) + c.get('b:retransmits', 0)
+            tmo = c.get('a:retransmit_timeouts', 0) + \
+                c.get('b:retransmit_timeouts', 0)
+            extra = (f'; duplicates {dup} ({100.0 * dup / rx:.2f} % of'
+                     f' {rx} received), resent {resent}, timeouts {tmo}')
+        print(f'{mtu:>5} {impl:6} {scheme:10} {bw:>9} MB/s{extra}')
+    print()
+
+
+ECN_SHOWN = ('a:ecn_marked', 'a:cnp_sent', 'b:cnp_received', 'b:rate_cuts',
+             'b:tx_paced', 'b:retransmits', 'b:retransmit_timeouts')
+
+
+def ecn(path):
+    """Guest b's output of the ECN part (tools/bench/ecn.sh): per case,
+    RDMA and TCP through one marking bottleneck, each one's share of the
+    link, the queue's delay and what it marked and dropped."""
+    lines = words(path)
     if lines is None:
-        print(f'report.py: no {out}/b/output.txt')
-        return 1
-    counted(out, lines)
-    timed(lines)
-    scale(lines)
-    if len(sys.argv) > 2:
-        fanin(sys.argv[2] + '/a/output.txt')
-    if len(sys.argv) > 3:
-        busy(sys.argv[3] + '/b/output.txt')
+        return
+    rows, cnt = [], {}
+    for w in lines:
+        if len(w) >= 3 and w[0] == 'ECN':
+            rows.append(w[1:])
+        elif len(w) == 5 and w[0] == 'ECNCNT':
+            cnt.setdefault((w[1], w[2]), {})[w[3]] = int(w[4])
+    if not rows:
+        return
+    print('ECN: RC QPs of 64 KiB RDMA Writes and one TCP flow (ECN on) at'
+          ' once through a tbf + RED/ECN bottleneck; MB/s and share of the'
+          ' link (target: each at least 1/3), queue delay p50/p99/max ms'
+          ' (samples), RED marks and drops, RDMA packets lost (target'
+          ' with ECN: none)')
+    for r in rows:
+        case, qps = r[0], r[1]
+        try:
+            rdma, tcp, link = float(r[2]), float(r[3]), float(r[4])
+            delay = f'{r[5]}/{r[6]}/{r[7]} ({r[8]})'
+            marked, dropped = r[9], r[10]
+        except (ValueError, IndexError):
+            print(f'{case:10} {qps:>3} FAILED {" ".join(r[2:])}')
+            continue
+        c = cnt.get((case, qps), {})
+        shown = ' '.join(f'{k.split(":")[1]} {c[k]}' for k in ECN_SHOWN
+                         if k in c)
+        tx, rx = c.get('b:tx_packets'), c.get('a:rx_packets')
+        lost = f'{tx - rx}' if tx is not None and rx is not None else 'n/a'
+        print(f'{case:10} {qps:>3} QPs: rdma {rdma:5.2f} ({rdma / link:.2f})'
+              f' tcp {tcp:5.2f} ({tcp / link:.2f}) of {link:.2f} MB/s;'
+              f' delay {delay}; marked {marked} dropped {dropped};'
+              f' rdma lost {lost}{"; " + shown if shown else ""}')
+    print()
+
+
+def main():
+    ap = argparse.ArgumentParser(description='make bench\'s tables')
+    ap.add_argument('out')
+    for part in ('tap', 'fanin', 'busy', 'ecn'):
+        ap.add_argument('--' + part, metavar='DIR')
+    args = ap.parse_args()
+    lines = words(args.out + '/b/output.txt')
+    if lines is None:
+        print(f'report.py: no {args.out}/b/output.txt')
+    else:
+        counted(args.out, lines)
+        timed(lines)
+        scale(lines)
+        ucx(lines)
+    if args.tap:
+        scale(words(args.tap + '/b/output.txt') or [], 'tap')
+    if args.fanin:
+        fanin(args.fanin + '/a/output.txt')
+    if args.busy:
+        busy(args.busy + '/b/output.txt')
+    if args.ecn:
+        ecn(args.ecn + '/b/output.txt')
     return 0
 
 
