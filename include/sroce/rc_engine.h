@@ -86,6 +86,9 @@
 #define SROCE_ECN_BETA_NUM	4
 #define SROCE_ECN_BETA_DEN	5
 #define SROCE_RTO_MAX_NS	2000000000ULL
+/* What a probe timer (sroce_rc_recover.c) resends when it fires */
+#define SROCE_PTO_NAK		1	/* after a NAK: from una */
+#define SROCE_PTO_TAIL		2	/* no answer at all: the last packet */
 
 /*
  * Engine events, as bits of act->events: what happened, for counters.
@@ -177,7 +180,9 @@ struct sroce_sq_eng {
 	bool	recovering;
 	bool	nak_recover;	/* rewound on a NAK of nak_psn */
 	bool	pto_ok;		/* ... and the probe timer may fire */
-	bool	pto_armed;	/* the timer armed is that probe */
+	bool	tlp_ok;		/* a tail loss probe may fire (no NAK) */
+	bool	tail_atomic;	/* the last PSN sent is an atomic request */
+	u8	pto_armed;	/* the timer armed is a probe: SROCE_PTO_* */
 	u32	nak_psn;
 	u32	reread_idx;	/* READ hole to request before anything */
 	bool	reread_owed;

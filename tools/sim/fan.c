@@ -18,7 +18,9 @@
  * what the link can carry), Jain's fairness index over the QPs' bytes,
  * the most the queue held, drops, marks, CNPs, rate cuts, retransmit
  * timeouts, and the spurious ones (a timeout of a QP none of whose
- * packets was ever dropped: the queue's delay outran its timer).
+ * packets was ever dropped: the queue's delay outran its timer), and the
+ * probes (the timer's early expiries, which resend a packet and spend no
+ * retry: sroce_sqi_arm()).
  * --check runs the cases make unit holds to, as TAP lines.
  */
 #include <getopt.h>
@@ -61,6 +63,7 @@ struct fside {
 	u64		bytes;		/* completed, after the warm-up */
 	u64		drops;
 	u64		timeouts;
+	u64		probes;
 	u64		cuts;
 };
 
@@ -92,7 +95,7 @@ struct fan_res {
 	double	goodput;	/* of the link's rate */
 	double	jain;
 	u64	max_q, late_q, late_drops;
-	u64	drops, marks, cnps, cuts, timeouts, spurious;
+	u64	drops, marks, cnps, cuts, timeouts, spurious, probes;
 	bool	failed;
 };
 
@@ -485,9 +488,12 @@ static void dispatch(const struct ev *e)
 		if (e->gen != s->rexmit_gen || !s->rexmit_on || s->g.qp_err)
 			return;
 		s->rexmit_on = false;
-		s->timeouts++;
 		memset(&act, 0, sizeof(act));
 		sroce_sq_timeout(&s->g.sq, &act);
+		if (act.events & BIT(SROCE_EV_TIMEOUT))
+			s->timeouts++;
+		else
+			s->probes++;
 		hg_sq_checked(&s->g, "sroce_sq_timeout");
 		hg_sq_exec(&s->g, &act, NULL, 0);
 		break;
@@ -624,6 +630,7 @@ static struct fan_res run(void)
 		r.drops += s->drops;
 		r.cuts += s->cuts;
 		r.timeouts += s->timeouts;
+		r.probes += s->probes;
 		if (!s->drops)
 			r.spurious += s->timeouts;
 	}
@@ -641,7 +648,7 @@ static struct fan_res run(void)
 
 static void print(const char *name, const struct fan_res *r)
 {
-	printf("# %-20s %3u QPs: goodput %.2f of the link, Jain %.3f, queue max %llu KiB (after warm-up %llu), drops %llu (after warm-up %llu), marks %llu, CNPs %llu, cuts %llu, timeouts %llu (spurious %llu)%s\n",
+	printf("# %-20s %3u QPs: goodput %.2f of the link, Jain %.3f, queue max %llu KiB (after warm-up %llu), drops %llu (after warm-up %llu), marks %llu, CNPs %llu, cuts %llu, timeouts %llu (spurious %llu), probes %llu%s\n",
 	       name, cfg.qps, r->goodput, r->jain,
 	       (unsigned long long)r->max_q / 1024,
 	       (unsigned long long)r->late_q / 1024,
@@ -649,7 +656,8 @@ static void print(const char *name, const struct fan_res *r)
 	       (unsigned long long)r->late_drops, (unsigned long long)r->marks,
 	       (unsigned long long)r->cnps, (unsigned long long)r->cuts,
 	       (unsigned long long)r->timeouts,
-	       (unsigned long long)r->spurious, r->failed ? ", FAILED" : "");
+	       (unsigned long long)r->spurious, (unsigned long long)r->probes,
+	       r->failed ? ", FAILED" : "");
 }
 
 static void defaults(void)

@@ -146,6 +146,7 @@ struct sim_cfg {
 	u64	budget;		/* workload payload bytes per side */
 	u32	max_ops;	/* send WQEs per side, at most */
 	bool	bench_mix;	/* fixed, friendly parameters (bench) */
+	u8	timeout;	/* the QPs' local ACK timeout, 0: fit the wire */
 	bool	legit_errors_ok; /* error outcome allowed (adversary) */
 	int	verbose;
 	u64	time_limit_ns;	/* give up (hang) after this much */

@@ -5,7 +5,7 @@
  *   sim --seed N --runs K [--mix] [--loss P --dup P --reorder P
  *       --corrupt P --latency-ns N --jitter-ns N --reorder-ns N
  *       --bw-ps N --ctx-ns N [--ctx-unordered] --adversary RATE
- *       --budget B --max-ops N] [--verbose]
+ *       --budget B --max-ops N --timeout T] [--verbose]
  *   sim --bench
  *   sim --fuzz-input FILE      replay a fuzz_sim input
  *
@@ -79,6 +79,7 @@ static void usage(void)
 		"           [--jitter-ns N] [--reorder-ns N] [--bw-ps N]\n"
 		"           [--ctx-ns N] [--ctx-unordered]\n"
 		"           [--adversary RATE] [--budget BYTES] [--max-ops N]\n"
+		"           [--timeout T]\n"
 		"           [--no-ref] [--no-fork] [--verbose [--verbose]]\n"
 		"       sim --bench\n"
 		"       sim --fuzz-input FILE\n");
@@ -117,6 +118,8 @@ static bool parse_value(struct opts *o, const char *a, const char *v)
 		o->cfg.budget = strtoull(v, NULL, 0);
 	else if (!strcmp(a, "--max-ops"))
 		o->cfg.max_ops = (u32)strtoul(v, NULL, 0);
+	else if (!strcmp(a, "--timeout"))
+		o->cfg.timeout = (u8)strtoul(v, NULL, 0);
 	else if (!strcmp(a, "--fuzz-input"))
 		o->fuzz_input = v;
 	else
@@ -260,7 +263,7 @@ static void replay_line(const struct opts *o, u64 seed)
 			 " --mix");
 	else
 		snprintf(cur_replay + n, sizeof(cur_replay) - (size_t)n,
-			 " --loss %g --dup %g --reorder %g --corrupt %g --latency-ns %llu --jitter-ns %llu --reorder-ns %llu --bw-ps %u --ctx-ns %llu%s --adversary %g --budget %llu --max-ops %u",
+			 " --loss %g --dup %g --reorder %g --corrupt %g --latency-ns %llu --jitter-ns %llu --reorder-ns %llu --bw-ps %u --ctx-ns %llu%s --adversary %g --budget %llu --max-ops %u --timeout %u",
 			 wc->loss, wc->dup, wc->reorder, wc->corrupt,
 			 (unsigned long long)wc->latency_ns,
 			 (unsigned long long)wc->jitter_ns,
@@ -268,7 +271,7 @@ static void replay_line(const struct opts *o, u64 seed)
 			 (unsigned long long)wc->ctx_ns,
 			 wc->ctx_unordered ? " --ctx-unordered" : "",
 			 o->cfg.adversary, (unsigned long long)o->cfg.budget,
-			 o->cfg.max_ops);
+			 o->cfg.max_ops, o->cfg.timeout);
 }
 
 struct tally {
@@ -478,6 +481,7 @@ struct bench_cond {
 	u64	jitter_ns;
 	u64	rx_ns;		/* slow receiver: per packet, queue of 32 */
 	u64	stall_ns;	/* ... taking nothing for 1/5 of the time */
+	u8	timeout;	/* the QPs' local ACK timeout, 0: fit the wire */
 };
 
 static void bench_cond(const struct bench_cond *c, const u64 *seeds,
@@ -485,13 +489,14 @@ static void bench_cond(const struct bench_cond *c, const u64 *seeds,
 {
 	static struct sim_result res;
 	struct sim_cfg cfg;
-	u64 bytes = 0, ns = 0, max_ns = 0, retx = 0, to = 0;
+	u64 bytes = 0, ns = 0, max_ns = 0, retx = 0, to = 0, probes = 0;
 	u32 i, ok = 0;
 
 	for (i = 0; i < nseeds; i++) {
 		memset(&cfg, 0, sizeof(cfg));
 		cfg.seed = seeds[i];
 		cfg.bench_mix = true;
+		cfg.timeout = c->timeout;
 		cfg.budget = 1024 * 1024;
 		cfg.max_ops = 48;
 		cfg.wire.loss = c->loss;
@@ -517,13 +522,17 @@ static void bench_cond(const struct bench_cond *c, const u64 *seeds,
 		ns += res.finish_ns;
 		max_ns = res.finish_ns > max_ns ? res.finish_ns : max_ns;
 		retx += res.cnt[SC_RETRANSMITS];
-		to += res.cnt[SC_TIMEOUTS];
+		/* expiries: retransmit timeouts, and the probes before them */
+		to += res.cnt[SC_EV_BASE + SROCE_EV_TIMEOUT];
+		probes += res.cnt[SC_TIMEOUTS] -
+			  res.cnt[SC_EV_BASE + SROCE_EV_TIMEOUT];
 	}
-	printf("%-22s %8.1f MB/s %7.2f Gb/s  mean %9.3f ms  max %9.3f ms  %u/%u done  retx %llu  timeouts %llu\n",
+	printf("%-22s %8.1f MB/s %7.2f Gb/s  mean %9.3f ms  max %9.3f ms  %u/%u done  retx %llu  timeouts %llu  probes %llu\n",
 	       c->name, ns ? (double)bytes * 1e3 / (double)ns : 0,
 	       ns ? (double)bytes * 8 / (double)ns : 0,
 	       nseeds ? (double)ns / nseeds / 1e6 : 0, (double)max_ns / 1e6,
-	       ok, nseeds, (unsigned long long)retx, (unsigned long long)to);
+	       ok, nseeds, (unsigned long long)retx, (unsigned long long)to,
+	       (unsigned long long)probes);
 	fflush(stdout);
 }
 
@@ -531,14 +540,16 @@ static int run_bench(void)
 {
 	static const u64 seeds[] = { 1, 2, 3, 4, 5, 6, 7, 8 };
 	static const struct bench_cond conds[] = {
-		{ "lossless",          0,    10000, 0, 0, 0 },
-		{ "loss 2%",           0.02, 10000, 0, 0, 0 },
-		{ "loss 10%",          0.10, 10000, 0, 0, 0 },
-		{ "5 ms +- 5 ms",      0,  5000000, 5000000, 0, 0 },
-		{ "slow receiver",     0,    10000, 0, 30000, 0 },
-		{ "slower than timeout", 0,  10000, 0, 100000, 0 },
-		{ "slow rx, 2 ms stalls", 0, 10000, 0, 30000, 2000000 },
-		{ "slow rx, 20 ms stalls", 0, 10000, 0, 30000, 20000000 },
+		{ "lossless",          0,    10000, 0, 0, 0, 0 },
+		{ "loss 2%",           0.02, 10000, 0, 0, 0, 0 },
+		{ "loss 10%",          0.10, 10000, 0, 0, 0, 0 },
+		{ "loss 2%, timeout 14", 0.02, 10000, 0, 0, 0, 14 },
+		{ "loss 10%, timeout 14", 0.10, 10000, 0, 0, 0, 14 },
+		{ "5 ms +- 5 ms",      0,  5000000, 5000000, 0, 0, 0 },
+		{ "slow receiver",     0,    10000, 0, 30000, 0, 0 },
+		{ "slower than timeout", 0,  10000, 0, 100000, 0, 0 },
+		{ "slow rx, 2 ms stalls", 0, 10000, 0, 30000, 2000000, 0 },
+		{ "slow rx, 20 ms stalls", 0, 10000, 0, 30000, 20000000, 0 },
 	};
 	int failed = 0;
 	u32 i;
@@ -546,7 +557,8 @@ static int run_bench(void)
 	printf("# sroce simulator bench: %zu seeds, ~2 MiB of mixed RC work each (both directions),\n"
 	       "# 10 Gb/s link, 10 us latency unless said, MTU 4096, SQ 128, max_rd 8;\n"
 	       "# slow receiver: 30 us (slower than timeout: 100 us) a packet, 32 queued at most,\n"
-	       "# the rest dropped; stalls: none taken for 2 (20) ms of every 10 (100)\n",
+	       "# the rest dropped; stalls: none taken for 2 (20) ms of every 10 (100);\n"
+	       "# the QPs' timeout fits the wire (1 ms) unless said (14: 67 ms, perftest's)\n",
 	       sizeof(seeds) / sizeof(seeds[0]));
 	printf("%-22s %13s %12s  %17s  %16s\n", "condition", "goodput", "",
 	       "completion", "");

@@ -80,7 +80,8 @@ static void gen_params(struct sim *w)
 		p->qpn[1] ^= 1;
 	p->retry_cnt = rng_chance(r, 0.8) ? 7 : (u8)rng_below(r, 7);
 	p->rnr_retry = rng_chance(r, 0.6) ? 7 : (u8)rng_below(r, 7);
-	p->timeout = (u8)(timeout_floor(w->cfg) + rng_below(r, 3));
+	p->timeout = w->cfg->timeout ? w->cfg->timeout :
+		     (u8)(timeout_floor(w->cfg) + rng_below(r, 3));
 	p->min_rnr_timer = (u8)rng_range(r, 1, 14);
 	p->rq_trickle = rng_chance(r, 0.3);
 	p->rq_batch = (u32)rng_range(r, 1, 8);
@@ -109,7 +110,8 @@ static void bench_params(struct sim *w)
 	}
 	p->retry_cnt = 7;
 	p->rnr_retry = 7;
-	p->timeout = (u8)(timeout_floor(w->cfg) + 1);
+	p->timeout = w->cfg->timeout ? w->cfg->timeout :
+		     (u8)(timeout_floor(w->cfg) + 1);
 	p->min_rnr_timer = 1;
 	p->rq_trickle = false;
 	p->rq_batch = 1;

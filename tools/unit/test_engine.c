@@ -354,6 +354,81 @@ static void test_tail_probe(void)
 }
 
 /*
+ * The last packets of a flight lost: no later packet makes the responder
+ * NAK, and the QP's timeout (67 ms) is far beyond the round trip (1 ms).
+ * The timer is first a tail loss probe, at twice the round trip: the last
+ * packet again, no retry spent, no window cut; the responder ACKs it
+ * (only it was lost) or NAKs the gap before it.
+ */
+static void test_tail_loss_probe(void)
+{
+	const u64 ms = 1000000ULL, sec = 1000ULL * ms;
+	struct sroce_sq_act a;
+	u32 lost, cwnd;
+
+	for (lost = 1; lost <= 2; lost++) {
+		tap_begin(lost == 1 ?
+			  "engine: the last packet lost: a tail loss probe at twice the round trip, no timeout" :
+			  "engine: two last packets lost: the tail loss probe draws a NAK, no timeout");
+		setup(1024);
+		sroce_sq_clock(&A.g.sq, sec);
+		post(SROCE_WR_WRITE, 1024, 0);
+		post(SROCE_WR_WRITE, 4096, 4096);
+		req_run(&A);
+		CHECK_EQ(nwire[0], 5);
+		nwire[0] = 5 - lost;		/* the tail lost */
+		deliver(&B, -1);
+		sroce_sq_clock(&A.g.sq, sec + ms);
+		deliver(&A, -1);		/* the first Write's ACK */
+		CHECK_EQ(A.g.sq.comp, 1);
+		CHECK(A.g.sq.rtt_valid);
+		CHECK_EQ(A.g.sq.pto_armed, SROCE_PTO_TAIL);
+		cwnd = A.g.sq.cwnd;
+		sroce_sq_clock(&A.g.sq, sec + 4 * ms);
+		sroce_sq_timeout(&A.g.sq, &a);
+		CHECK(a.kick && !(a.events & BIT(SROCE_EV_TIMEOUT)));
+		CHECK_EQ(a.timer, SROCE_TIMER_ARM);
+		CHECK_EQ(a.timer_ns, sroce_ack_timeout_ns(14));	/* then the RTO */
+		CHECK_EQ(A.g.sq.retries_left, A.g.sq.retry_cnt);
+		CHECK_EQ(A.g.sq.cwnd, cwnd);
+		req_run(&A);
+		CHECK_EQ(nwire[0], 1);		/* the last packet, once */
+		pump(-1);
+		CHECK_EQ(A.g.sq.comp, 2);
+		CHECK(!memcmp(B.mem + 4096, A.local[1], 4096));
+		CHECK_EQ(cnt(&A, HG_CNT_EV_BASE + SROCE_EV_TIMEOUT), 0);
+		CHECK_EQ(cnt(&B, HG_CNT_EV_BASE + SROCE_EV_SEQ_NAK_SENT),
+			 lost - 1);
+		CHECK(sroce_sq_check(&A.g.sq) && sroce_rq_check(&B.g.rq));
+		tap_end();
+	}
+
+	tap_begin("engine: a lone READ request lost: the probe asks again, no timeout");
+	setup(1024);
+	sroce_sq_clock(&A.g.sq, sec);
+	post(SROCE_WR_WRITE, 1024, 0);
+	req_run(&A);
+	deliver(&B, -1);
+	sroce_sq_clock(&A.g.sq, sec + ms);
+	deliver(&A, -1);
+	CHECK(A.g.sq.rtt_valid);
+	memset(B.mem + 8192, 0x5a, 2048);
+	post(SROCE_WR_READ, 2048, 8192);
+	req_run(&A);
+	CHECK_EQ(nwire[0], 1);
+	nwire[0] = 0;				/* lost */
+	CHECK_EQ(A.g.sq.pto_armed, SROCE_PTO_TAIL);	/* armed as it went */
+	sroce_sq_clock(&A.g.sq, sec + 5 * ms);
+	sroce_sq_timeout(&A.g.sq, &a);
+	CHECK(a.kick && !(a.events & BIT(SROCE_EV_TIMEOUT)));
+	pump(-1);
+	CHECK_EQ(A.g.sq.comp, 2);
+	CHECK(!memcmp(A.local[1], B.mem + 8192, 2048));
+	CHECK_EQ(cnt(&A, HG_CNT_EV_BASE + SROCE_EV_TIMEOUT), 0);
+	tap_end();
+}
+
+/*
  * The retransmit timer learns a peer slower than the QP's timeout: one
  * packet timed per round trip, none that was sent again (Karn), the
  * period never below the QP's timeout.
@@ -1470,6 +1545,7 @@ void test_engine(void)
 	test_read_loss();
 	test_one_loss();
 	test_tail_probe();
+	test_tail_loss_probe();
 	test_rtt();
 	test_cc();
 	test_budget_eng();

@@ -62,7 +62,7 @@ static void comp_ack(struct sroce_sq_eng *e, const struct sroce_pkt *pkt,
 			e->cwnd = out + 1 < e->window ? out + 1 : e->window;
 		e->rnr_wait = true;
 		act->timer = SROCE_TIMER_RNR;
-		e->pto_armed = false;
+		e->pto_armed = 0;
 		act->timer_ns = (u64)sroce_rnr_timer_us(sroce_syndrome_value(syn)) *
 				1000;
 		sroce_sqi_check_drained(e, act);

@@ -53,12 +53,18 @@ static void sq_rtt_sample(struct sroce_sq_eng *e, u64 r)
 }
 
 /*
- * Recovering from a NAK, the timer is first a probe: silence for twice
- * the round trip after the resend means it was lost again (the NAKed
- * packet, so the responder still drops the rest, or a NAK of a new gap).
- * Its expiry goes back to una without spending a retry
- * (sroce_sq_timeout()); once per NAK, then the timer is the retransmit
- * timeout again.
+ * The timer is first a probe where the round trip says an answer is
+ * overdue long before the retransmit timeout, which IBA keeps at least
+ * the QP's local ACK timeout (67 ms at the common 14, against a round
+ * trip of a few ms). Its expiry resends without spending a retry, once,
+ * and then the timer is the retransmit timeout again (sroce_sq_timeout()):
+ * - recovering from a NAK, silence for twice the round trip after the
+ *   resend means it was lost again (the NAKed packet, so the responder
+ *   still drops the rest, or a NAK of a new gap): back to una;
+ * - otherwise no answer at all came, most often because the last packets
+ *   of a flight were lost, which no later packet makes the responder NAK
+ *   (a tail loss): the last packet goes again (RFC 8985's tail loss
+ *   probe), and the responder ACKs it, or NAKs the gap before it.
  */
 void sroce_sqi_arm(struct sroce_sq_eng *e, struct sroce_sq_act *act, u8 op)
 {
@@ -68,13 +74,16 @@ void sroce_sqi_arm(struct sroce_sq_eng *e, struct sroce_sq_act *act, u8 op)
 		return;		/* no local ACK timeout: never fires */
 	t = sroce_sq_timer_ns(e);
 	if (op == SROCE_TIMER_ARM) {
-		e->pto_armed = false;
-		if (e->pto_ok && e->recovering && e->rtt_valid) {
-			pto = 2 * e->srtt + SROCE_RTO_MIN_VAR_NS;
-			if (pto < t) {
+		e->pto_armed = 0;
+		pto = 2 * e->srtt + SROCE_RTO_MIN_VAR_NS;
+		if (e->rtt_valid && pto < t) {
+			if (e->pto_ok && e->recovering)
+				e->pto_armed = SROCE_PTO_NAK;
+			else if (e->tlp_ok && !e->tail_atomic &&
+				 !e->recovering && !e->probing)
+				e->pto_armed = SROCE_PTO_TAIL;
+			if (e->pto_armed)
 				t = pto;
-				e->pto_armed = true;
-			}
 		}
 	}
 	act->timer = op;
@@ -287,6 +296,44 @@ static void sq_tail_probe(struct sroce_sq_eng *e, u32 una,
 }
 
 /*
+ * The tail loss probe fired (sroce_sqi_arm()): send the last packet sent
+ * again, asking for an ACK (sroce_rc_req.c); then the retransmit timer
+ * runs. No window cut: nothing says a packet was lost yet. The
+ * responder's answer does: an ACK past una, or a NAK of the gap before
+ * the probe. A READ goes again from its hole (what is placed is not asked
+ * for again): a READ the responder dropped after a gap it NAKed, the NAK
+ * overtaken, is the tail no later packet brings back. Not an atomic
+ * (tail_atomic; checked here too, for a request a rewind made the last):
+ * a duplicate one is answered from the responder's replay cache, which
+ * forgets.
+ */
+static void sq_tail_loss_probe(struct sroce_sq_eng *e,
+			       struct sroce_sq_act *act)
+{
+	u32 last = sroce_psn_prev(e->sent_psn), idx;
+
+	e->tlp_ok = false;
+	for (idx = e->comp; idx != e->fetch; idx++) {
+		const struct sroce_wqe *w = sq_wqe(e, idx);
+
+		if (!wqe_started(w))
+			break;
+		if (!w->npkts ||
+		    !sroce_psn_in_window(last, w->first_psn, w->npkts))
+			continue;
+		if (wqe_atomic(w))
+			break;		/* an atomic: no probe */
+		sq_point_at(e, last);
+		if (e->rtt_timing && sroce_psn_diff(e->rtt_psn, last) >= 0)
+			e->rtt_timing = false;	/* Karn */
+		ev(&act->events, SROCE_EV_REWIND);
+		act->kick = true;
+		break;
+	}
+	sroce_sqi_arm(e, act, SROCE_TIMER_ARM);
+}
+
+/*
  * A loss (a NAK of a gap, a timeout that found one) halves what may be in
  * flight: where packets are lost, a queue overflowed, most often the
  * receiver's or the one its many QPs share, and a window sent again into
@@ -420,11 +467,12 @@ void sroce_sqi_after_progress(struct sroce_sq_eng *e, bool progress,
 	if (progress) {
 		e->retries_left = e->retry_cnt;
 		e->rnr_left = e->rnr_retry;
+		e->tlp_ok = true;	/* answered: the next silence may probe */
 		act->kick = true;
 	}
 	if (!sq_in_flight(e)) {
 		act->timer = SROCE_TIMER_STOP;
-		e->pto_armed = false;
+		e->pto_armed = 0;
 	} else if (progress) {
 		sroce_sqi_arm(e, act, SROCE_TIMER_ARM);
 	}
@@ -438,12 +486,18 @@ void sroce_sq_timeout(struct sroce_sq_eng *e, struct sroce_sq_act *act)
 		return;
 	if (!sq_in_flight(e)) {
 		act->timer = SROCE_TIMER_STOP;
-		e->pto_armed = false;
+		e->pto_armed = 0;
+		return;
+	}
+	if (e->pto_armed == SROCE_PTO_TAIL) {
+		e->pto_armed = 0;
+		sq_tail_loss_probe(e, act);
+		sroce_sq_check(e);
 		return;
 	}
 	if (e->pto_armed) {
-		/* the probe (sroce_sqi_arm()): not a timeout */
-		e->pto_armed = false;
+		/* the probe after a NAK (sroce_sqi_arm()): not a timeout */
+		e->pto_armed = 0;
 		e->pto_ok = false;
 		sroce_sqi_rewind(e, e->una_psn, &act->events);
 		sroce_sqi_arm(e, act, SROCE_TIMER_ARM);

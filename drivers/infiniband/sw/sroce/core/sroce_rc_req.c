@@ -155,9 +155,11 @@ static enum sroce_req_verdict req_data(struct sroce_sq_eng *e,
 	/*
 	 * An ACK twice per window keeps the window open; after a timeout,
 	 * one for the packet that fills cwnd lets it grow; one for the last
-	 * packet the device's budget grants gives the budget back.
+	 * packet the device's budget grants gives the budget back; one for
+	 * the last packet sent, sent again (a probe), says what arrived.
 	 */
 	tx->ackreq = last || !(e->next_psn % (e->window / 2)) ||
+		     sroce_psn_add(e->next_psn, 1) == e->sent_psn ||
 		     (e->cwnd < e->window &&
 		      sq_out(e) + 1 >= e->cwnd) ||
 		     (e->budgeted &&
@@ -223,7 +225,7 @@ void sroce_sq_local_done(struct sroce_sq_eng *e, u32 idx, u8 status,
 		sroce_sq_fail(e, idx, status);
 		act->error = true;
 		act->timer = SROCE_TIMER_STOP;
-		e->pto_armed = false;
+		e->pto_armed = 0;
 		return;
 	}
 	sroce_sqi_after_progress(e, sroce_sqi_ack_through(e, act), act);
@@ -295,6 +297,8 @@ static enum sroce_req_verdict req_next(struct sroce_sq_eng *e,
 	}
 	if (sroce_psn_after(e->next_psn, e->sent_psn)) {
 		e->sent_psn = e->next_psn;
+		e->tlp_ok = true;
+		e->tail_atomic = wqe_atomic(w);
 		if (!resend && !e->rtt_timing && !e->uc) {
 			e->rtt_timing = true;
 			e->rtt_psn = tx->psn;
@@ -315,7 +319,14 @@ static enum sroce_req_verdict req_next(struct sroce_sq_eng *e,
 		sroce_sq_check(e);
 		return SROCE_REQ_SEND;
 	}
-	sroce_sqi_arm(e, act, SROCE_TIMER_ARM_IF_IDLE);
+	/*
+	 * The first packet in flight: the timer is idle (stopped whenever
+	 * nothing is in flight) and starts, as a tail loss probe if the round
+	 * trip is known, so that a lone message's lost tail costs twice the
+	 * round trip, not the QP's timeout. Otherwise it runs already.
+	 */
+	sroce_sqi_arm(e, act, !resend && tx->psn == e->una_psn ?
+		      SROCE_TIMER_ARM : SROCE_TIMER_ARM_IF_IDLE);
 	sroce_sq_check(e);
 	return SROCE_REQ_SEND;
 }

@@ -189,7 +189,7 @@ void sroce_sqi_error(struct sroce_sq_eng *e, u8 status,
 	sroce_sq_fail(e, e->comp, status);
 	act->error = true;
 	act->timer = SROCE_TIMER_STOP;
-	e->pto_armed = false;
+	e->pto_armed = 0;
 	act->kick = false;
 }
 
@@ -293,6 +293,8 @@ bool sroce_sq_check(const struct sroce_sq_eng *e)
 	bad |= SROCE_ENGINE_WARN(sroce_psn_diff(e->ack_psn, e->sent_psn) >= 0);
 	bad |= SROCE_ENGINE_WARN(!e->cwnd || e->cwnd > e->window);
 	bad |= SROCE_ENGINE_WARN(!e->ssthresh || e->ssthresh > e->window);
+	/* a probe timer is one of the two kinds (sroce_sqi_arm()) */
+	bad |= SROCE_ENGINE_WARN(e->pto_armed > SROCE_PTO_TAIL);
 	/* the packet timed is in flight: sent, not yet answered */
 	bad |= SROCE_ENGINE_WARN(e->rtt_timing &&
 				 (sroce_psn_diff(e->rtt_psn, e->una_psn) < 0 ||
