@@ -80,7 +80,7 @@ void sroce_sqi_arm(struct sroce_sq_eng *e, struct sroce_sq_act *act, u8 op)
 			if (e->pto_ok && e->recovering)
 				e->pto_armed = SROCE_PTO_NAK;
 			else if (e->tlp_ok && !e->tail_atomic &&
-				 !e->recovering && !e->probing)
+				 !e->recovering && !e->probing && !e->late)
 				e->pto_armed = SROCE_PTO_TAIL;
 			if (e->pto_armed)
 				t = pto;
@@ -298,19 +298,24 @@ static void sq_tail_probe(struct sroce_sq_eng *e, u32 una,
 /*
  * The tail loss probe fired (sroce_sqi_arm()): send the last packet sent
  * again, asking for an ACK (sroce_rc_req.c); then the retransmit timer
- * runs. No window cut: nothing says a packet was lost yet. The
- * responder's answer does: an ACK past una, or a NAK of the gap before
- * the probe. A READ goes again from its hole (what is placed is not asked
- * for again): a READ the responder dropped after a gap it NAKed, the NAK
- * overtaken, is the tail no later packet brings back. Not an atomic
- * (tail_atomic; checked here too, for a request a rewind made the last):
- * a duplicate one is answered from the responder's replay cache, which
- * forgets.
+ * runs. No window cut: nothing says a packet was lost yet, and the probe
+ * may go past cwnd (a CNP may have cut it below what is in flight). The
+ * responder's answer says: an ACK past una, or a NAK of the gap before
+ * the probe.
+ *
+ * A READ is asked again from its hole to its end, as after a timeout
+ * (sq_point_at()): a responder answers a duplicate READ exactly and ends
+ * the run of responses it was sending, so a probe for the last response
+ * alone would leave the rest of that run unsent. A READ the responder
+ * dropped after a gap it NAKed, the NAK overtaken, is the tail no later
+ * packet brings back. Not an atomic (tail_atomic; checked here too, for
+ * a request a rewind made the last): a duplicate one is answered from the
+ * responder's replay cache, which forgets.
  */
 static void sq_tail_loss_probe(struct sroce_sq_eng *e,
 			       struct sroce_sq_act *act)
 {
-	u32 last = sroce_psn_prev(e->sent_psn), idx;
+	u32 last = sroce_psn_prev(e->sent_psn), idx, out;
 
 	e->tlp_ok = false;
 	for (idx = e->comp; idx != e->fetch; idx++) {
@@ -323,9 +328,13 @@ static void sq_tail_loss_probe(struct sroce_sq_eng *e,
 			continue;
 		if (wqe_atomic(w))
 			break;		/* an atomic: no probe */
-		sq_point_at(e, last);
-		if (e->rtt_timing && sroce_psn_diff(e->rtt_psn, last) >= 0)
+		sq_point_at(e, wqe_has_resp(w) ? w->first_psn : last);
+		if (e->rtt_timing &&
+		    sroce_psn_diff(e->rtt_psn, e->next_psn) >= 0)
 			e->rtt_timing = false;	/* Karn */
+		out = sq_out(e);
+		if (e->cwnd <= out)
+			e->cwnd = out + 1 < e->window ? out + 1 : e->window;
 		ev(&act->events, SROCE_EV_REWIND);
 		act->kick = true;
 		break;
@@ -461,8 +470,10 @@ void sroce_sqi_after_progress(struct sroce_sq_eng *e, bool progress,
 	if (e->late && sroce_psn_before(e->una_psn, e->probe_psn))
 		adv = !!adv;
 	sq_cwnd_grow(e, adv);
-	if (e->recovering && sroce_psn_diff(e->una_psn, e->recover_psn) >= 0)
+	if (e->recovering && sroce_psn_diff(e->una_psn, e->recover_psn) >= 0) {
 		e->recovering = false;
+		e->pto_ok = false;	/* the NAK's probe is for its recovery */
+	}
 	sq_tail_probe(e, una, act);
 	if (progress) {
 		e->retries_left = e->retry_cnt;
@@ -506,6 +517,7 @@ void sroce_sq_timeout(struct sroce_sq_eng *e, struct sroce_sq_act *act)
 		return;
 	}
 	ev(&act->events, SROCE_EV_TIMEOUT);
+	e->pto_ok = false;		/* the timeout backs off, no probe */
 	if (!sroce_retry_consume(&e->retries_left)) {
 		sroce_sqi_error(e, SROCE_WC_RETRY_EXC_ERR, act);
 		return;

@@ -323,9 +323,13 @@ static enum sroce_req_verdict req_next(struct sroce_sq_eng *e,
 	 * The first packet in flight: the timer is idle (stopped whenever
 	 * nothing is in flight) and starts, as a tail loss probe if the round
 	 * trip is known, so that a lone message's lost tail costs twice the
-	 * round trip, not the QP's timeout. Otherwise it runs already.
+	 * round trip, not the QP's timeout. A tail loss probe starts again
+	 * with each new packet (RFC 8985): a requester that sends slower than
+	 * its round trip (paced, or a long message) is not probed while it
+	 * sends. Otherwise the timer runs already.
 	 */
-	sroce_sqi_arm(e, act, !resend && tx->psn == e->una_psn ?
+	sroce_sqi_arm(e, act, !resend && (tx->psn == e->una_psn ||
+					  e->pto_armed == SROCE_PTO_TAIL) ?
 		      SROCE_TIMER_ARM : SROCE_TIMER_ARM_IF_IDLE);
 	sroce_sq_check(e);
 	return SROCE_REQ_SEND;
