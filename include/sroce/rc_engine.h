@@ -181,7 +181,7 @@ struct sroce_sq_eng {
 	bool	nak_recover;	/* rewound on a NAK of nak_psn */
 	bool	pto_ok;		/* ... and the probe timer may fire */
 	bool	tlp_ok;		/* a tail loss probe may fire (no NAK) */
-	bool	tail_atomic;	/* the last PSN sent is an atomic request */
+	bool	tail_resp;	/* the last PSN sent asks a READ or atomic */
 	u8	pto_armed;	/* the timer armed is a probe: SROCE_PTO_* */
 	u32	nak_psn;
 	u32	reread_idx;	/* READ hole to request before anything */

@@ -403,38 +403,6 @@ static void test_tail_loss_probe(void)
 		tap_end();
 	}
 
-	for (lost = 2; lost <= 4; lost += 2) {
-		tap_begin(lost == 4 ?
-			  "engine: a READ's responses all lost: the probe asks for all again, no timeout" :
-			  "engine: a READ's last responses lost: the probe asks from its hole to its end");
-		setup(1024);
-		sroce_sq_clock(&A.g.sq, sec);
-		post(SROCE_WR_WRITE, 1024, 0);
-		req_run(&A);
-		deliver(&B, -1);
-		sroce_sq_clock(&A.g.sq, sec + ms);
-		deliver(&A, -1);
-		memset(B.mem + 8192, 0x6b, 4096);
-		post(SROCE_WR_READ, 4096, 8192);
-		req_run(&A);
-		CHECK_EQ(A.g.sq.pto_armed, SROCE_PTO_TAIL);
-		deliver(&B, -1);		/* the request arrives */
-		CHECK_EQ(nwire[1], 4);		/* four responses */
-		nwire[1] = 4 - lost;		/* the last ones lost */
-		deliver(&A, -1);
-		sroce_sq_clock(&A.g.sq, sec + 5 * ms);
-		sroce_sq_timeout(&A.g.sq, &a);
-		CHECK(a.kick && !(a.events & BIT(SROCE_EV_TIMEOUT)));
-		req_run(&A);
-		CHECK_EQ(nwire[0], 1);		/* one READ request, from the hole */
-		pump(-1);
-		CHECK_EQ(A.g.sq.comp, 2);
-		CHECK(!memcmp(A.local[1], B.mem + 8192, 4096));
-		CHECK_EQ(cnt(&A, HG_CNT_EV_BASE + SROCE_EV_TIMEOUT), 0);
-		CHECK(sroce_sq_check(&A.g.sq) && sroce_rq_check(&B.g.rq));
-		tap_end();
-	}
-
 	tap_begin("engine: a probe unanswered: the next expiry is the timeout");
 	setup(1024);
 	sroce_sq_clock(&A.g.sq, sec);
@@ -458,7 +426,7 @@ static void test_tail_loss_probe(void)
 	CHECK_EQ(A.g.sq.comp, 2);
 	tap_end();
 
-	tap_begin("engine: a lone READ request lost: the probe asks again, no timeout");
+	tap_begin("engine: a READ at the tail is not probed: its responses may pause");
 	setup(1024);
 	sroce_sq_clock(&A.g.sq, sec);
 	post(SROCE_WR_WRITE, 1024, 0);
@@ -466,20 +434,21 @@ static void test_tail_loss_probe(void)
 	deliver(&B, -1);
 	sroce_sq_clock(&A.g.sq, sec + ms);
 	deliver(&A, -1);
-	CHECK(A.g.sq.rtt_valid);
-	memset(B.mem + 8192, 0x5a, 2048);
-	post(SROCE_WR_READ, 2048, 8192);
+	memset(B.mem + 8192, 0x6b, 4096);
+	post(SROCE_WR_READ, 4096, 8192);
 	req_run(&A);
-	CHECK_EQ(nwire[0], 1);
-	nwire[0] = 0;				/* lost */
-	CHECK_EQ(A.g.sq.pto_armed, SROCE_PTO_TAIL);	/* armed as it went */
-	sroce_sq_clock(&A.g.sq, sec + 5 * ms);
+	deliver(&B, -1);
+	CHECK_EQ(nwire[1], 4);			/* four responses */
+	nwire[1] = 2;				/* the last two lost */
+	deliver(&A, -1);
+	CHECK_EQ(A.g.sq.pto_armed, 0);		/* the timeout runs */
+	sroce_sq_clock(&A.g.sq, sec + 100 * ms);
 	sroce_sq_timeout(&A.g.sq, &a);
-	CHECK(a.kick && !(a.events & BIT(SROCE_EV_TIMEOUT)));
+	CHECK(a.events & BIT(SROCE_EV_TIMEOUT));
 	pump(-1);
 	CHECK_EQ(A.g.sq.comp, 2);
-	CHECK(!memcmp(A.local[1], B.mem + 8192, 2048));
-	CHECK_EQ(cnt(&A, HG_CNT_EV_BASE + SROCE_EV_TIMEOUT), 0);
+	CHECK(!memcmp(A.local[1], B.mem + 8192, 4096));
+	CHECK(sroce_sq_check(&A.g.sq) && sroce_rq_check(&B.g.rq));
 	tap_end();
 }
 

@@ -298,7 +298,7 @@ static enum sroce_req_verdict req_next(struct sroce_sq_eng *e,
 	if (sroce_psn_after(e->next_psn, e->sent_psn)) {
 		e->sent_psn = e->next_psn;
 		e->tlp_ok = true;
-		e->tail_atomic = wqe_atomic(w);
+		e->tail_resp = wqe_has_resp(w);
 		if (!resend && !e->rtt_timing && !e->uc) {
 			e->rtt_timing = true;
 			e->rtt_psn = tx->psn;
