@@ -363,6 +363,7 @@ static void test_tail_probe(void)
 static void test_tail_loss_probe(void)
 {
 	const u64 ms = 1000000ULL, sec = 1000ULL * ms;
+	static struct pkt dup_ack;
 	struct sroce_sq_act a;
 	u32 lost, cwnd;
 
@@ -424,6 +425,38 @@ static void test_tail_loss_probe(void)
 	CHECK_EQ(A.g.sq.retries_left, A.g.sq.retry_cnt - 1);
 	pump(-1);
 	CHECK_EQ(A.g.sq.comp, 2);
+	tap_end();
+
+	tap_begin("engine: a duplicate ACK does not bring the probe back; a cut window does not stop it");
+	setup(1024);
+	sroce_sq_clock(&A.g.sq, sec);
+	post(SROCE_WR_WRITE, 1024, 0);
+	post(SROCE_WR_WRITE, 4096, 4096);
+	req_run(&A);
+	CHECK_EQ(nwire[0], 5);
+	nwire[0] = 4;				/* the last lost */
+	deliver(&B, -1);
+	dup_ack = wire[1][0];			/* the first Write's ACK */
+	sroce_sq_clock(&A.g.sq, sec + ms);
+	deliver(&A, -1);
+	CHECK_EQ(A.g.sq.pto_armed, SROCE_PTO_TAIL);
+	A.g.sq.cwnd = 2;			/* as a CNP's cut might leave it */
+	sroce_sq_timeout(&A.g.sq, &a);		/* the probe */
+	CHECK(!(a.events & BIT(SROCE_EV_TIMEOUT)));
+	req_run(&A);
+	CHECK_EQ(nwire[0], 1);			/* sent past cwnd */
+	nwire[0] = 0;				/* and lost */
+	wire[1][0] = dup_ack;			/* an old ACK again */
+	nwire[1] = 1;
+	deliver(&A, -1);
+	CHECK_EQ(A.g.sq.pto_armed, 0);
+	CHECK(!A.g.sq.tlp_ok);
+	sroce_sq_timeout(&A.g.sq, &a);
+	CHECK(a.events & BIT(SROCE_EV_TIMEOUT));
+	pump(-1);
+	CHECK_EQ(A.g.sq.comp, 2);
+	CHECK(!memcmp(B.mem + 4096, A.local[1], 4096));
+	CHECK(sroce_sq_check(&A.g.sq) && sroce_rq_check(&B.g.rq));
 	tap_end();
 
 	tap_begin("engine: a READ at the tail is not probed: its responses may pause");
