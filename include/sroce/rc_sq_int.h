@@ -92,6 +92,22 @@ static inline u32 rd_reqs_done(const struct sroce_sq_eng *e,
 	return w->rd_done / e->rd_chunk;
 }
 
+/* The started WQE whose PSNs hold @psn, or e->fetch if none does */
+static inline u32 sq_wqe_of_psn(const struct sroce_sq_eng *e, u32 psn)
+{
+	u32 idx;
+
+	for (idx = e->comp; idx != e->fetch; idx++) {
+		const struct sroce_wqe *w = sq_wqe(e, idx);
+
+		if (!wqe_started(w))
+			break;
+		if (sroce_psn_in_window(psn, w->first_psn, w->npkts))
+			return idx;
+	}
+	return e->fetch;
+}
+
 /* PSNs sent and not yet acknowledged */
 static inline u32 sq_out(const struct sroce_sq_eng *e)
 {
@@ -109,7 +125,7 @@ void sroce_sqi_update_una(struct sroce_sq_eng *e);
 void sroce_sqi_rd_gap_evidence(struct sroce_sq_eng *e, u32 idx,
 			       struct sroce_sq_act *act);
 bool sroce_sqi_ack_through(struct sroce_sq_eng *e, struct sroce_sq_act *act);
-void sroce_sqi_cwnd_cut(struct sroce_sq_eng *e);
+void sroce_sqi_cwnd_cut(struct sroce_sq_eng *e, u32 num, u32 den);
 void sroce_sqi_after_progress(struct sroce_sq_eng *e, bool progress,
 			      struct sroce_sq_act *act);
 

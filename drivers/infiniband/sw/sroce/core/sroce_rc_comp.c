@@ -40,7 +40,8 @@ static void comp_ack(struct sroce_sq_eng *e, const struct sroce_pkt *pkt,
 		sroce_sqi_update_una(e);
 		if (!e->recovering ||
 		    sroce_psn_diff(psn, e->recover_psn) >= 0)
-			sroce_sqi_cwnd_cut(e);		/* a loss, not one already seen */
+			/* a loss, not one already seen */
+			sroce_sqi_cwnd_cut(e, 1, 2);
 		sroce_sqi_rewind(e, psn, &act->events);
 		e->nak_recover = true;
 		e->nak_psn = psn;
@@ -121,17 +122,12 @@ static void comp_read_resp(struct sroce_sq_eng *e, const struct sroce_pkt *pkt,
 		ev(&act->events, SROCE_EV_GHOST);
 		return;
 	}
-	/* The WQE holding @psn */
-	for (idx = e->comp; idx != e->fetch; idx++) {
-		w = sq_wqe(e, idx);
-		if (!wqe_started(w))
-			break;
-		if (sroce_psn_in_window(psn, w->first_psn, w->npkts))
-			goto found;
+	idx = sq_wqe_of_psn(e, psn);
+	if (idx == e->fetch) {
+		ev(&act->events, SROCE_EV_GHOST);
+		return;
 	}
-	ev(&act->events, SROCE_EV_GHOST);
-	return;
-found:
+	w = sq_wqe(e, idx);
 	if (!wqe_has_resp(w)) {
 		ev(&act->events, SROCE_EV_GHOST);	/* not a READ's PSN */
 		return;

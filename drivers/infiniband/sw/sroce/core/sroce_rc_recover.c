@@ -315,64 +315,43 @@ static void sq_tail_probe(struct sroce_sq_eng *e, u32 una,
 static void sq_tail_loss_probe(struct sroce_sq_eng *e,
 			       struct sroce_sq_act *act)
 {
-	u32 last = sroce_psn_prev(e->sent_psn), idx, out;
+	u32 last = sroce_psn_prev(e->sent_psn);
+	u32 idx = sq_wqe_of_psn(e, last), out;
 
 	e->tlp_ok = false;
-	for (idx = e->comp; idx != e->fetch; idx++) {
-		const struct sroce_wqe *w = sq_wqe(e, idx);
-
-		if (!wqe_started(w))
-			break;
-		if (!w->npkts ||
-		    !sroce_psn_in_window(last, w->first_psn, w->npkts))
-			continue;
-		if (wqe_has_resp(w))
-			break;		/* a READ or an atomic: no probe */
+	if (idx != e->fetch && !wqe_has_resp(sq_wqe(e, idx))) {
 		sq_point_at(e, last);
-		if (e->rtt_timing &&
-		    sroce_psn_diff(e->rtt_psn, e->next_psn) >= 0)
+		if (e->rtt_timing && sroce_psn_diff(e->rtt_psn, last) >= 0)
 			e->rtt_timing = false;	/* Karn */
 		out = sq_out(e);
 		if (e->cwnd <= out)
 			e->cwnd = out + 1 < e->window ? out + 1 : e->window;
 		ev(&act->events, SROCE_EV_REWIND);
 		act->kick = true;
-		break;
 	}
 	sroce_sqi_arm(e, act, SROCE_TIMER_ARM);
 }
 
 /*
  * A loss (a NAK of a gap, a timeout that found one) halves what may be in
- * flight: where packets are lost, a queue overflowed, most often the
- * receiver's or the one its many QPs share, and a window sent again into
- * it at full size only loses more; a QP whose resends are dropped while
- * its neighbours keep the queue full would run out of retries. Once per
- * recovery: the NAKs of one window are one loss.
- */
-void sroce_sqi_cwnd_cut(struct sroce_sq_eng *e)
-{
-	u32 half = e->cwnd / 2;
-
-	e->ssthresh = half > SROCE_MIN_SSTHRESH ? half : SROCE_MIN_SSTHRESH;
-	if (e->ssthresh > e->window)
-		e->ssthresh = e->window;
-	e->cwnd = e->ssthresh;
-	e->ca_acc = 0;
-}
-
-/*
+ * flight (@num / @den = 1 / 2): where packets are lost, a queue
+ * overflowed, most often the receiver's or the one its many QPs share,
+ * and a window sent again into it at full size only loses more; a QP
+ * whose resends are dropped while its neighbours keep the queue full
+ * would run out of retries. Once per recovery: the NAKs of one window are
+ * one loss.
+ *
  * A CE mark says a queue is building, not that one overflowed: an AQM
  * marks early, with room left. So a CNP takes less of the window than a
- * loss does, SROCE_ECN_BETA of it where a loss leaves half (RFC 8511's
- * alternative backoff with ECN). A QP halving at every mark would leave a
- * marking queue to the flows beside it that do not: a TCP CUBIC flow
- * keeps 0.7 of its window on a mark, and carries more per packet than a
- * RoCE path MTU does.
+ * loss does: four fifths of it (SROCE_ECN_BETA_NUM / _DEN) where a loss
+ * leaves half (RFC 8511's alternative backoff with ECN). A QP halving at
+ * every mark would leave a marking queue to the flows beside it that do
+ * not: a TCP CUBIC flow keeps 0.7 of its window on a mark, and carries
+ * more per packet than a RoCE path MTU does.
  */
-static void sq_cwnd_ecn_cut(struct sroce_sq_eng *e)
+void sroce_sqi_cwnd_cut(struct sroce_sq_eng *e, u32 num, u32 den)
 {
-	u32 keep = e->cwnd * SROCE_ECN_BETA_NUM / SROCE_ECN_BETA_DEN;
+	u32 keep = e->cwnd * num / den;
 
 	e->ssthresh = keep > SROCE_MIN_SSTHRESH ? keep : SROCE_MIN_SSTHRESH;
 	if (e->ssthresh > e->window)
@@ -397,7 +376,7 @@ bool sroce_sq_cnp(struct sroce_sq_eng *e)
 		return false;
 	if (!e->recovering &&
 	    (!e->ecn_cwr || sroce_psn_diff(e->una_psn, e->ecn_cwr_psn) >= 0)) {
-		sq_cwnd_ecn_cut(e);
+		sroce_sqi_cwnd_cut(e, SROCE_ECN_BETA_NUM, SROCE_ECN_BETA_DEN);
 		e->ecn_cwr = true;
 		e->ecn_cwr_psn = e->sent_psn;
 	}
@@ -528,7 +507,7 @@ void sroce_sq_timeout(struct sroce_sq_eng *e, struct sroce_sq_act *act)
 	 * ACK of this one says so; a window resent per timeout is what
 	 * keeps it slow.  sroce_sqi_after_progress() tells the two apart.
 	 */
-	sroce_sqi_cwnd_cut(e);		/* where ssthresh goes */
+	sroce_sqi_cwnd_cut(e, 1, 2);	/* where ssthresh goes */
 	e->cwnd = 1;
 	e->probing = true;
 	e->late = false;
