@@ -353,6 +353,46 @@ static void test_tail_probe(void)
 	tap_end();
 }
 
+/* The tail loss probe's cases: they start at 1 s, the round trip 1 ms */
+#define TLP_MS	1000000ULL
+#define TLP_T0	(1000ULL * TLP_MS)
+
+/* A fresh pair whose requester timed one Write's round trip: 1 ms */
+static void setup_rtt(void)
+{
+	setup(1024);
+	sroce_sq_clock(&A.g.sq, TLP_T0);
+	post(SROCE_WR_WRITE, 1024, 0);
+	req_run(&A);
+	deliver(&B, -1);
+	sroce_sq_clock(&A.g.sq, TLP_T0 + TLP_MS);
+	deliver(&A, -1);
+}
+
+/*
+ * A fresh pair that sent a one-packet Write and a four-packet one at
+ * once, the last @lost packets lost; the first Write's ACK (copied to
+ * @ack if given) came 1 ms later, and a tail loss probe is armed.
+ */
+static void setup_tail_lost(u32 lost, struct pkt *ack)
+{
+	setup(1024);
+	sroce_sq_clock(&A.g.sq, TLP_T0);
+	post(SROCE_WR_WRITE, 1024, 0);
+	post(SROCE_WR_WRITE, 4096, 4096);
+	req_run(&A);
+	CHECK_EQ(nwire[0], 5);
+	nwire[0] = 5 - lost;			/* the tail lost */
+	deliver(&B, -1);
+	if (ack)
+		*ack = wire[1][0];		/* the first Write's ACK */
+	sroce_sq_clock(&A.g.sq, TLP_T0 + TLP_MS);
+	deliver(&A, -1);
+	CHECK_EQ(A.g.sq.comp, 1);
+	CHECK(A.g.sq.rtt_valid);
+	CHECK_EQ(A.g.sq.pto_armed, SROCE_PTO_TAIL);
+}
+
 /*
  * The last packets of a flight lost: no later packet makes the responder
  * NAK, and the QP's timeout (67 ms) is far beyond the round trip (1 ms).
@@ -362,7 +402,6 @@ static void test_tail_probe(void)
  */
 static void test_tail_loss_probe(void)
 {
-	const u64 ms = 1000000ULL, sec = 1000ULL * ms;
 	static struct pkt dup_ack;
 	struct sroce_sq_act a;
 	u32 lost, cwnd;
@@ -371,21 +410,9 @@ static void test_tail_loss_probe(void)
 		tap_begin(lost == 1 ?
 			  "engine: the last packet lost: a tail loss probe at twice the round trip, no timeout" :
 			  "engine: two last packets lost: the tail loss probe draws a NAK, no timeout");
-		setup(1024);
-		sroce_sq_clock(&A.g.sq, sec);
-		post(SROCE_WR_WRITE, 1024, 0);
-		post(SROCE_WR_WRITE, 4096, 4096);
-		req_run(&A);
-		CHECK_EQ(nwire[0], 5);
-		nwire[0] = 5 - lost;		/* the tail lost */
-		deliver(&B, -1);
-		sroce_sq_clock(&A.g.sq, sec + ms);
-		deliver(&A, -1);		/* the first Write's ACK */
-		CHECK_EQ(A.g.sq.comp, 1);
-		CHECK(A.g.sq.rtt_valid);
-		CHECK_EQ(A.g.sq.pto_armed, SROCE_PTO_TAIL);
+		setup_tail_lost(lost, NULL);
 		cwnd = A.g.sq.cwnd;
-		sroce_sq_clock(&A.g.sq, sec + 4 * ms);
+		sroce_sq_clock(&A.g.sq, TLP_T0 + 4 * TLP_MS);
 		sroce_sq_timeout(&A.g.sq, &a);
 		CHECK(a.kick && !(a.events & BIT(SROCE_EV_TIMEOUT)));
 		CHECK_EQ(a.timer, SROCE_TIMER_ARM);
@@ -405,13 +432,7 @@ static void test_tail_loss_probe(void)
 	}
 
 	tap_begin("engine: a probe unanswered: the next expiry is the timeout");
-	setup(1024);
-	sroce_sq_clock(&A.g.sq, sec);
-	post(SROCE_WR_WRITE, 1024, 0);
-	req_run(&A);
-	deliver(&B, -1);
-	sroce_sq_clock(&A.g.sq, sec + ms);
-	deliver(&A, -1);
+	setup_rtt();
 	post(SROCE_WR_WRITE, 2048, 0);
 	req_run(&A);
 	nwire[0] = 0;				/* both lost */
@@ -428,18 +449,7 @@ static void test_tail_loss_probe(void)
 	tap_end();
 
 	tap_begin("engine: a duplicate ACK does not bring the probe back; a cut window does not stop it");
-	setup(1024);
-	sroce_sq_clock(&A.g.sq, sec);
-	post(SROCE_WR_WRITE, 1024, 0);
-	post(SROCE_WR_WRITE, 4096, 4096);
-	req_run(&A);
-	CHECK_EQ(nwire[0], 5);
-	nwire[0] = 4;				/* the last lost */
-	deliver(&B, -1);
-	dup_ack = wire[1][0];			/* the first Write's ACK */
-	sroce_sq_clock(&A.g.sq, sec + ms);
-	deliver(&A, -1);
-	CHECK_EQ(A.g.sq.pto_armed, SROCE_PTO_TAIL);
+	setup_tail_lost(1, &dup_ack);
 	A.g.sq.cwnd = 2;			/* as a CNP's cut might leave it */
 	sroce_sq_timeout(&A.g.sq, &a);		/* the probe */
 	CHECK(!(a.events & BIT(SROCE_EV_TIMEOUT)));
@@ -460,13 +470,7 @@ static void test_tail_loss_probe(void)
 	tap_end();
 
 	tap_begin("engine: a READ at the tail is not probed: its responses may pause");
-	setup(1024);
-	sroce_sq_clock(&A.g.sq, sec);
-	post(SROCE_WR_WRITE, 1024, 0);
-	req_run(&A);
-	deliver(&B, -1);
-	sroce_sq_clock(&A.g.sq, sec + ms);
-	deliver(&A, -1);
+	setup_rtt();
 	memset(B.mem + 8192, 0x6b, 4096);
 	post(SROCE_WR_READ, 4096, 8192);
 	req_run(&A);
@@ -475,7 +479,7 @@ static void test_tail_loss_probe(void)
 	nwire[1] = 2;				/* the last two lost */
 	deliver(&A, -1);
 	CHECK_EQ(A.g.sq.pto_armed, 0);		/* the timeout runs */
-	sroce_sq_clock(&A.g.sq, sec + 100 * ms);
+	sroce_sq_clock(&A.g.sq, TLP_T0 + 100 * TLP_MS);
 	sroce_sq_timeout(&A.g.sq, &a);
 	CHECK(a.events & BIT(SROCE_EV_TIMEOUT));
 	pump(-1);
