@@ -161,6 +161,17 @@ counter_deltas() {
 	join <(sort "$1") <(sort "$2") | awk -v p="$3" '{ print p $1, $3 - $2 }'
 }
 
+# pair_deltas TAG PREFIX: counter_deltas of both guests of a pair, from
+# TAG.before.ROLE and TAG.after.ROLE, as "PREFIX a:NAME DELTA" and
+# "PREFIX b:NAME DELTA"
+pair_deltas() {
+	local side
+
+	for side in a b; do
+		counter_deltas "$1.before.$side" "$1.after.$side" "$2 $side:"
+	done
+}
+
 # fan_summary LOG: fan_verify's line "# fan: N QPs, ... T s: X MB/s in
 # all; per QP min A median B max C MB/s; Jain J" as "X A B C J"
 fan_summary() {
@@ -177,7 +188,7 @@ fan_summary() {
 export -f port_attr ibdev_exists wait_for mac_to_guid hw_counter qdisc_backlog
 export -f qdisc_backlog_bytes
 
-# sync_all NAME [SECONDS]: with more than two guests (vm.sh --guests),
+# sync_all NAME [SECONDS]: in a pair or more guests (vm.sh --pair, --guests),
 # wait until every guest has reached the named point.
 sync_all() {
 	local r
@@ -189,8 +200,8 @@ sync_all() {
 	done
 }
 
-# each_driver FUNC: with more than two guests (vm.sh --guests), FUNC
-# sroce, then FUNC rxe, in every guest at once: each time a device of
+# each_driver FUNC: in every guest of a pair or more (vm.sh --pair,
+# --guests), FUNC sroce, then FUNC rxe, in every guest at once: each time a device of
 # that driver on eth0 (its name in $dev), made before and removed after.
 each_driver() {
 	dev=sroce0

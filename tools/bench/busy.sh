@@ -37,7 +37,7 @@ counters_now() {
 step=0
 # case_run IMPL STATE TEST: one case; c and d burn through it if busy
 case_run() {
-	local impl=$1 state=$2 test=$3 tag burner= bw side
+	local impl=$1 state=$2 test=$3 tag burner= bw
 
 	step=$((step + 1))
 	tag=$SROCE_SYNC/busy-$impl-$state-$test
@@ -69,10 +69,7 @@ case_run() {
 		echo "BUSY $impl $state $test $ITERS FAILED"
 		tail -n 5 /tmp/app.log | sed 's/^/# /'
 	fi
-	for side in a b; do
-		counter_deltas "$tag.before.$side" "$tag.after.$side" \
-			"BUSYCNT $impl $state $test $side:"
-	done
+	pair_deltas "$tag" "BUSYCNT $impl $state $test"
 }
 
 rounds() {

@@ -149,16 +149,10 @@ case_run() {
 		echo "ECN $1 $2 FAILED"
 		tail -n 5 /tmp/app.log | sed 's/^/# /'
 	fi
-	if [ "$dev" = sroce0 ]; then
-		counter_deltas "$tag.before.a" "$tag.after.a" "ECNCNT $1 $2 a:"
-		counter_deltas "$tag.before.b" "$tag.after.b" "ECNCNT $1 $2 b:"
-	fi
+	pair_deltas "$tag" "ECNCNT $1 $2"	# nothing for rdma_rxe
 	tc qdisc del dev eth0 root
 }
 
-dev=sroce0
-rdma link add sroce0 type sroce netdev eth0
-wait_for 30 bash -c "ibv_devinfo -v -d sroce0 | grep -q '::ffff:$SROCE_IP'"
 # each_qps CASE: the case at each QP count
 each_qps() {
 	local q
@@ -168,20 +162,14 @@ each_qps() {
 	done
 }
 
-each_qps sroce
-echo 0 > /sys/module/rdma_sroce/parameters/ecn
-each_qps sroce-off
-echo 1 > /sys/module/rdma_sroce/parameters/ecn
-sync_peer sroce-done
-rdma link delete sroce0
-rmmod rdma_sroce
+# cases IMPL: each_driver's turn for IMPL; sroce's cases run with and
+# without ECN handling
+cases() {
+	each_qps "$1"
+	[ "$1" = sroce ] || return 0
+	echo 0 > /sys/module/rdma_sroce/parameters/ecn
+	each_qps sroce-off
+	echo 1 > /sys/module/rdma_sroce/parameters/ecn
+}
 
-dev=rxe0
-modprobe rdma_rxe
-rdma link add rxe0 type rxe netdev eth0
-wait_for 30 bash -c "ibv_devinfo -v -d rxe0 | grep -q '::ffff:$SROCE_IP'"
-each_qps rxe
-sync_peer rxe-done
-rdma link delete rxe0
-modprobe -r rdma_rxe
-sync_peer done
+each_driver cases

@@ -160,7 +160,7 @@ counters_now() {
 # reports the spread over QPs itself. Both sides' counters go through
 # the shared directory; b reports them as "a:NAME" and "b:NAME".
 scale_rdma() {
-	local impl=$1 q line tag side
+	local impl=$1 q line tag
 
 	for q in 1 4 16 64 256; do
 		tag=$SROCE_SYNC/scale-$impl-$mtu-$q
@@ -173,17 +173,14 @@ scale_rdma() {
 		[ "$SROCE_ROLE" = b ] || continue
 		line=$(fan_summary /tmp/app.log)
 		echo "SCALE $impl $mtu $q ${line:-FAILED}"
-		for side in a b; do
-			counter_deltas "$tag.before.$side" "$tag.after.$side" \
-				"SCALECNT $impl $mtu $q $side:"
-		done
+		pair_deltas "$tag" "SCALECNT $impl $mtu $q"
 	done
 }
 
 # The rendezvous schemes MPI's large messages take over UCX, each once:
 # the counters say what was sent again and received twice.
 ucx_rdma() {
-	local impl=$1 scheme tag side bw
+	local impl=$1 scheme tag bw
 
 	for scheme in put_zcopy get_zcopy; do
 		tag=$SROCE_SYNC/ucx-$impl-$mtu-$scheme
@@ -200,10 +197,7 @@ ucx_rdma() {
 		echo "UCX $impl $mtu $scheme ${bw:-FAILED}"
 		[ -n "$bw" ] || grep -a -E 'ERROR|Fatal|rror' /tmp/app.log |
 			head -n 5 | sed 's/^/# /'
-		for side in a b; do
-			counter_deltas "$tag.before.$side" "$tag.after.$side" \
-				"UCXCNT $impl $mtu $scheme $side:"
-		done
+		pair_deltas "$tag" "UCXCNT $impl $mtu $scheme"
 	done
 }
 
